@@ -1,0 +1,21 @@
+package io.queuebridge.core;
+
+import java.util.Objects;
+
+/**
+ * Where a queue's dead letters go (SEMANTICS B §1.1, §3.9).
+ *
+ * @param enabled whether rejected and poison messages are dead-lettered
+ * @param topic the dead-letter queue (and its topic); empty = the manager's prefix + queue name
+ */
+public record DlqConfig(boolean enabled, String topic) {
+  /** Enabled, default topic. */
+  public static final DlqConfig DEFAULT = new DlqConfig(true, "");
+
+  /** Disabled: used for dead-letter queues themselves, so dead letters never chain. */
+  public static final DlqConfig DISABLED = new DlqConfig(false, "");
+
+  public DlqConfig {
+    topic = Objects.requireNonNullElse(topic, "");
+  }
+}

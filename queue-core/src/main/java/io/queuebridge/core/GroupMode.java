@@ -1,0 +1,9 @@
+package io.queuebridge.core;
+
+/** How a consumer group reads its queue (SEMANTICS B §1.4). */
+public enum GroupMode {
+  /** Competing consumers: each message is claimed by one member and tracked until settled. */
+  QUEUE,
+  /** Cursor readers: every member sees the log in order; acknowledging checkpoints the cursor. */
+  STREAM
+}

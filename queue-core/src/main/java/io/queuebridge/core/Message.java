@@ -1,0 +1,333 @@
+package io.queuebridge.core;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A stored message (SEMANTICS A1): id, offset, topic, nullable key and value, ordered headers with
+ * repeatable keys and byte values, a timestamp and its type, created-at and expires-at, a state,
+ * and string properties for queue metadata.
+ *
+ * <p>Immutable. Byte arrays are copied when the message is built and when they are read through
+ * {@link #key()} and {@link #value()}, so neither a publisher nor a reader can change a stored
+ * message. The {@code *Unsafe} accessors skip the copy for serialisers that promise not to write.
+ */
+public final class Message {
+  /** Offset of a message not yet appended. */
+  public static final long NO_OFFSET = -1;
+
+  private final String id;
+  private final long offset;
+  private final String topic;
+  private final byte[] key;
+  private final byte[] value;
+  private final List<Header> headers;
+  private final long timestamp;
+  private final TimestampType timestampType;
+  private final Instant createdAt;
+  private final Instant expiresAt;
+  private final MessageState state;
+  private final Map<String, String> properties;
+
+  private Message(Builder b, boolean copy) {
+    this.id = Objects.requireNonNullElse(b.id, "");
+    this.offset = b.offset;
+    this.topic = Objects.requireNonNullElse(b.topic, "");
+    this.key = copy && b.key != null ? b.key.clone() : b.key;
+    this.value = copy && b.value != null ? b.value.clone() : b.value;
+    this.headers = List.copyOf(b.headers);
+    this.timestamp = b.timestamp;
+    this.timestampType = b.timestampType;
+    this.createdAt = b.createdAt;
+    this.expiresAt = b.expiresAt;
+    this.state = b.state;
+    this.properties =
+        b.properties.isEmpty()
+            ? Map.of()
+            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.properties));
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding this message's fields; arrays are shared until {@link Builder#build()}. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.id = id;
+    b.offset = offset;
+    b.topic = topic;
+    b.key = key;
+    b.value = value;
+    b.headers.addAll(headers);
+    b.timestamp = timestamp;
+    b.timestampType = timestampType;
+    b.createdAt = createdAt;
+    b.expiresAt = expiresAt;
+    b.state = state;
+    b.properties.putAll(properties);
+    return b;
+  }
+
+  /** This message with another offset; no bytes are copied. */
+  public Message withOffset(long newOffset) {
+    if (newOffset == offset) {
+      return this;
+    }
+    Builder b = toBuilder();
+    b.offset = newOffset;
+    return new Message(b, false);
+  }
+
+  /** The publisher-side id; empty when none was assigned. */
+  public String id() {
+    return id;
+  }
+
+  /** Log offset assigned by the store, or {@link #NO_OFFSET} before append. */
+  public long offset() {
+    return offset;
+  }
+
+  /** The topic the message was published or captured on (the "source topic"). */
+  public String topic() {
+    return topic;
+  }
+
+  /** A copy of the key, or null when the message has none. */
+  public byte[] key() {
+    return key == null ? null : key.clone();
+  }
+
+  /** A copy of the value, or null for a tombstone. */
+  public byte[] value() {
+    return value == null ? null : value.clone();
+  }
+
+  /** The key without copying; callers must not modify it. */
+  public byte[] keyUnsafe() {
+    return key;
+  }
+
+  /** The value without copying; callers must not modify it. */
+  public byte[] valueUnsafe() {
+    return value;
+  }
+
+  /** Ordered headers; keys may repeat. */
+  public List<Header> headers() {
+    return headers;
+  }
+
+  /** The record timestamp in epoch milliseconds, or -1 when {@link TimestampType#NO_TIMESTAMP}. */
+  public long timestamp() {
+    return timestamp;
+  }
+
+  public TimestampType timestampType() {
+    return timestampType;
+  }
+
+  /** When the queue accepted the message; null before append by stores that stamp it. */
+  public Instant createdAt() {
+    return createdAt;
+  }
+
+  /** When the message expires; null = never. */
+  public Instant expiresAt() {
+    return expiresAt;
+  }
+
+  /** Whether the message has an expiry and {@code now} is after it. */
+  public boolean isExpired(Instant now) {
+    return expiresAt != null && now.isAfter(expiresAt);
+  }
+
+  public MessageState state() {
+    return state;
+  }
+
+  /** String properties (queue metadata); unmodifiable, insertion-ordered. */
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  /**
+   * The size counted against {@link QueueConfig#maxMessageSize()}: value + key + header keys and
+   * values, in bytes (SEMANTICS A5). Header keys are counted as UTF-16 code units × 1, an
+   * approximation that is exact for ASCII keys.
+   */
+  public long size() {
+    long n = (value == null ? 0 : value.length) + (key == null ? 0 : key.length);
+    for (Header h : headers) {
+      n += h.key().length() + Math.max(0, h.valueLength());
+    }
+    return n;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    return o instanceof Message m
+        && offset == m.offset
+        && timestamp == m.timestamp
+        && id.equals(m.id)
+        && topic.equals(m.topic)
+        && Arrays.equals(key, m.key)
+        && Arrays.equals(value, m.value)
+        && headers.equals(m.headers)
+        && timestampType == m.timestampType
+        && Objects.equals(createdAt, m.createdAt)
+        && Objects.equals(expiresAt, m.expiresAt)
+        && state == m.state
+        && properties.equals(m.properties);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(id, offset, topic, Arrays.hashCode(value));
+  }
+
+  @Override
+  public String toString() {
+    return "Message{offset="
+        + offset
+        + ", id="
+        + id
+        + ", topic="
+        + topic
+        + ", key="
+        + (key == null ? "null" : key.length + "B")
+        + ", value="
+        + (value == null ? "null" : value.length + "B")
+        + ", headers="
+        + headers
+        + ", timestamp="
+        + timestamp
+        + "/"
+        + timestampType
+        + ", createdAt="
+        + createdAt
+        + ", expiresAt="
+        + expiresAt
+        + ", state="
+        + state
+        + ", properties="
+        + properties
+        + "}";
+  }
+
+  /** Builds a {@link Message}. Not thread-safe. */
+  public static final class Builder {
+    private String id = "";
+    private long offset = NO_OFFSET;
+    private String topic = "";
+    private byte[] key;
+    private byte[] value;
+    private final List<Header> headers = new ArrayList<>();
+    private long timestamp = -1;
+    private TimestampType timestampType = TimestampType.NO_TIMESTAMP;
+    private Instant createdAt;
+    private Instant expiresAt;
+    private MessageState state = MessageState.QUEUED;
+    private final Map<String, String> properties = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    public Builder id(String id) {
+      this.id = id;
+      return this;
+    }
+
+    public Builder offset(long offset) {
+      this.offset = offset;
+      return this;
+    }
+
+    public Builder topic(String topic) {
+      this.topic = topic;
+      return this;
+    }
+
+    /** The key; copied at {@link #build()}. Null = no key. */
+    public Builder key(byte[] key) {
+      this.key = key;
+      return this;
+    }
+
+    /** The value; copied at {@link #build()}. Null = tombstone. */
+    public Builder value(byte[] value) {
+      this.value = value;
+      return this;
+    }
+
+    public Builder header(Header header) {
+      headers.add(Objects.requireNonNull(header, "header"));
+      return this;
+    }
+
+    public Builder header(String key, byte[] value) {
+      return header(Header.of(key, value));
+    }
+
+    public Builder headers(List<Header> headers) {
+      this.headers.clear();
+      this.headers.addAll(headers);
+      return this;
+    }
+
+    /** Record timestamp (epoch ms) and its type. */
+    public Builder timestamp(long timestamp, TimestampType type) {
+      this.timestamp = timestamp;
+      this.timestampType = Objects.requireNonNull(type, "timestampType");
+      return this;
+    }
+
+    public Builder createdAt(Instant createdAt) {
+      this.createdAt = createdAt;
+      return this;
+    }
+
+    /** Expiry; null = never. */
+    public Builder expiresAt(Instant expiresAt) {
+      this.expiresAt = expiresAt;
+      return this;
+    }
+
+    public Builder state(MessageState state) {
+      this.state = Objects.requireNonNull(state, "state");
+      return this;
+    }
+
+    public Builder property(String key, String value) {
+      properties.put(Objects.requireNonNull(key, "property key"), value);
+      return this;
+    }
+
+    public Builder properties(Map<String, String> properties) {
+      this.properties.clear();
+      this.properties.putAll(properties);
+      return this;
+    }
+
+    /** Builds the message, copying key and value so later changes to the arrays are invisible. */
+    public Message build() {
+      return new Message(this, true);
+    }
+
+    /**
+     * Builds without copying key and value. For stores and codecs that have just allocated the
+     * arrays themselves and hand over ownership.
+     */
+    public Message buildOwned() {
+      return new Message(this, false);
+    }
+  }
+}

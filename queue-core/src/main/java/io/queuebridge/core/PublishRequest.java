@@ -1,0 +1,147 @@
+package io.queuebridge.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a publisher hands to {@link QueueManager}: a topic, nullable key and value, ordered headers,
+ * string properties, an optional record timestamp and the publishing client's id.
+ *
+ * <p>Immutable; arrays and maps are copied when built, so the caller may reuse its buffers
+ * (SEMANTICS B §1.3 "defensively copy").
+ */
+public final class PublishRequest {
+  private final String topic;
+  private final Message payload;
+  private final String clientId;
+
+  private PublishRequest(Builder b) {
+    this.topic = Objects.requireNonNull(b.topic, "topic");
+    this.clientId = Objects.requireNonNullElse(b.clientId, "");
+    this.payload = b.message.topic(b.topic).build();
+  }
+
+  public static Builder builder(String topic) {
+    return new Builder(topic);
+  }
+
+  /** A request with only a topic and a value. */
+  public static PublishRequest of(String topic, byte[] value) {
+    return builder(topic).value(value).build();
+  }
+
+  public String topic() {
+    return topic;
+  }
+
+  public String clientId() {
+    return clientId;
+  }
+
+  /** A copy of the key, or null. */
+  public byte[] key() {
+    return payload.key();
+  }
+
+  /** A copy of the value, or null (a tombstone). */
+  public byte[] value() {
+    return payload.value();
+  }
+
+  public List<Header> headers() {
+    return payload.headers();
+  }
+
+  public Map<String, String> properties() {
+    return payload.properties();
+  }
+
+  public long timestamp() {
+    return payload.timestamp();
+  }
+
+  public TimestampType timestampType() {
+    return payload.timestampType();
+  }
+
+  /** Size counted against a queue's max message size (see {@link Message#size()}). */
+  public long size() {
+    return payload.size();
+  }
+
+  /**
+   * The request's content as an un-appended message (no id, offset or creation time): for the
+   * manager to stamp and append. No bytes are copied.
+   */
+  public Message asMessage() {
+    return payload;
+  }
+
+  @Override
+  public String toString() {
+    return "PublishRequest{topic=" + topic + ", clientId=" + clientId + ", " + payload + "}";
+  }
+
+  /** Builds a {@link PublishRequest}. Not thread-safe. */
+  public static final class Builder {
+    private final String topic;
+    private String clientId = "";
+    private final Message.Builder message = Message.builder();
+    private final List<Header> headers = new ArrayList<>();
+    private final Map<String, String> properties = new LinkedHashMap<>();
+
+    private Builder(String topic) {
+      this.topic = topic;
+    }
+
+    public Builder key(byte[] key) {
+      message.key(key);
+      return this;
+    }
+
+    public Builder value(byte[] value) {
+      message.value(value);
+      return this;
+    }
+
+    public Builder header(String key, byte[] value) {
+      headers.add(Header.of(key, value));
+      return this;
+    }
+
+    public Builder headers(List<Header> headers) {
+      this.headers.clear();
+      this.headers.addAll(headers);
+      return this;
+    }
+
+    public Builder property(String key, String value) {
+      properties.put(key, value);
+      return this;
+    }
+
+    public Builder properties(Map<String, String> properties) {
+      this.properties.clear();
+      this.properties.putAll(properties);
+      return this;
+    }
+
+    public Builder timestamp(long timestamp, TimestampType type) {
+      message.timestamp(timestamp, type);
+      return this;
+    }
+
+    public Builder clientId(String clientId) {
+      this.clientId = clientId;
+      return this;
+    }
+
+    public PublishRequest build() {
+      message.headers(headers).properties(properties);
+      return new PublishRequest(this);
+    }
+  }
+}

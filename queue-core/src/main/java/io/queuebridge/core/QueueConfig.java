@@ -1,0 +1,466 @@
+package io.queuebridge.core;
+
+import io.queuebridge.core.topic.TopicFilters;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The immutable configuration of one queue or stream (SEMANTICS B §1.1).
+ *
+ * <p>Build one with {@link #durable(String)}, {@link #ephemeral(String)}, {@link #reserved(String)}
+ * or {@link #toBuilder()}; check it with {@link #validate()}. Instances are values: {@link #equals}
+ * compares every field. Thread-safe.
+ */
+public final class QueueConfig {
+  /** Default topic filters when none are given: everything. */
+  public static final List<String> DEFAULT_TOPICS = List.of("#");
+
+  public static final long DEFAULT_MAX_MESSAGE_SIZE = 10L * 1024 * 1024;
+  public static final long DEFAULT_MAX_DEPTH = 100_000;
+  public static final Duration DEFAULT_MESSAGE_TTL = Duration.ofDays(7);
+  public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(30);
+  public static final int DEFAULT_BATCH_SIZE = 100;
+  public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofMinutes(2);
+  public static final Duration DEFAULT_EPHEMERAL_EXPIRY = Duration.ofMinutes(5);
+
+  private final String name;
+  private final List<String> topics;
+  private final boolean reserved;
+  private final QueueType type;
+  private final String primaryGroup;
+  private final boolean durable;
+  private final AckDurability ackDurability;
+  private final Duration expiresAfter;
+  private final Instant lastConsumerDisconnect;
+  private final RetryPolicy retryPolicy;
+  private final DlqConfig dlq;
+  private final RetentionPolicy retention;
+  private final long maxMessageSize;
+  private final long maxDepth;
+  private final Duration messageTtl;
+  private final Duration deliveryTimeout;
+  private final int batchSize;
+  private final Duration heartbeatTimeout;
+
+  private QueueConfig(Builder b) {
+    this.name = b.name;
+    this.topics = b.topics == null || b.topics.isEmpty() ? DEFAULT_TOPICS : List.copyOf(b.topics);
+    this.reserved = b.reserved;
+    this.type = b.type;
+    this.primaryGroup = b.primaryGroup;
+    this.durable = b.durable;
+    this.ackDurability = b.ackDurability;
+    this.expiresAfter = b.expiresAfter;
+    this.lastConsumerDisconnect = b.lastConsumerDisconnect;
+    this.retryPolicy = b.retryPolicy;
+    this.dlq = b.dlq;
+    this.retention = b.retention;
+    this.maxMessageSize = b.maxMessageSize;
+    this.maxDepth = b.maxDepth;
+    this.messageTtl = b.messageTtl;
+    this.deliveryTimeout = b.deliveryTimeout;
+    this.batchSize = b.batchSize;
+    this.heartbeatTimeout = b.heartbeatTimeout;
+  }
+
+  /** A durable classic queue with the defaults of SEMANTICS B §1.1. */
+  public static Builder durable(String name) {
+    return new Builder(name);
+  }
+
+  /** An ephemeral classic queue: durable defaults with durable=false and a 5 minute expiry. */
+  public static Builder ephemeral(String name) {
+    return new Builder(name).durable(false).expiresAfter(DEFAULT_EPHEMERAL_EXPIRY);
+  }
+
+  /**
+   * A reserved, durable stream: the shape a protected contract requires (SEMANTICS B §3.5). Topics
+   * default to {@code #}; set them if the stream is also fed by capture.
+   */
+  public static Builder reservedStream(String name) {
+    return new Builder(name).reserved(true).type(QueueType.STREAM);
+  }
+
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /**
+   * Checks the configuration in the order of SEMANTICS B §1.1 {@code Q-VAL}: topic filters first,
+   * then numeric limits, ephemeral expiry, reserved-requires-durable.
+   *
+   * @return this, for chaining
+   * @throws InvalidConfigException naming the first bad field, its value and what was expected
+   */
+  public QueueConfig validate() {
+    for (String filter : topics) {
+      TopicFilters.validateFilter(filter);
+    }
+    if (name == null || name.isEmpty()) {
+      throw new InvalidConfigException("name", name, "a non-empty queue name");
+    }
+    requirePositive("maxMessageSize", maxMessageSize);
+    requirePositive("maxDepth", maxDepth);
+    requirePositive("deliveryTimeout", deliveryTimeout);
+    requirePositive("batchSize", batchSize);
+    requirePositive("heartbeatTimeout", heartbeatTimeout);
+    if (retryPolicy.maxRetries() < 0) {
+      throw invalid("retryPolicy.maxRetries", retryPolicy.maxRetries(), ">= 0");
+    }
+    if (retryPolicy.initialBackoff().isNegative()) {
+      throw invalid("retryPolicy.initialBackoff", retryPolicy.initialBackoff(), ">= 0");
+    }
+    if (retryPolicy.maxBackoff().compareTo(retryPolicy.initialBackoff()) < 0) {
+      throw invalid(
+          "retryPolicy.maxBackoff",
+          retryPolicy.maxBackoff(),
+          ">= retryPolicy.initialBackoff (" + retryPolicy.initialBackoff() + ")");
+    }
+    if (!(retryPolicy.backoffMultiplier() >= 1.0)) {
+      throw invalid("retryPolicy.backoffMultiplier", retryPolicy.backoffMultiplier(), ">= 1.0");
+    }
+    if (retryPolicy.totalTimeout().isNegative()) {
+      throw invalid("retryPolicy.totalTimeout", retryPolicy.totalTimeout(), ">= 0");
+    }
+    if (messageTtl.isNegative()) {
+      throw invalid("messageTtl", messageTtl, ">= 0 (0 = never expires)");
+    }
+    if (retention.retentionTime().isNegative()
+        || retention.retentionBytes() < 0
+        || retention.retentionMessages() < 0) {
+      throw invalid("retention", retention, "non-negative limits (0 = no limit)");
+    }
+    if (!durable && !(expiresAfter.compareTo(Duration.ZERO) > 0)) {
+      throw invalid("expiresAfter", expiresAfter, "> 0 for an ephemeral (non-durable) queue");
+    }
+    if (reserved && !durable) {
+      throw invalid("durable", false, "true: a reserved queue must be durable");
+    }
+    return this;
+  }
+
+  private static void requirePositive(String field, long value) {
+    if (value <= 0) {
+      throw invalid(field, value, "> 0");
+    }
+  }
+
+  private static void requirePositive(String field, Duration value) {
+    if (value.compareTo(Duration.ZERO) <= 0) {
+      throw invalid(field, value, "> 0");
+    }
+  }
+
+  private static InvalidConfigException invalid(String field, Object value, String expected) {
+    return new InvalidConfigException(field, value, expected);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** Topic filters routing publishes into this queue; never empty ({@code #} by default). */
+  public List<String> topics() {
+    return topics;
+  }
+
+  public boolean reserved() {
+    return reserved;
+  }
+
+  public QueueType type() {
+    return type;
+  }
+
+  public boolean isStream() {
+    return type == QueueType.STREAM;
+  }
+
+  /** The group whose committed offset stream deliveries advertise; empty when none. */
+  public String primaryGroup() {
+    return primaryGroup;
+  }
+
+  public boolean durable() {
+    return durable;
+  }
+
+  public AckDurability ackDurability() {
+    return ackDurability;
+  }
+
+  /** Grace before an ephemeral queue with no consumers is deleted. */
+  public Duration expiresAfter() {
+    return expiresAfter;
+  }
+
+  /** When the last consumer left; empty while the queue has consumers or never had one. */
+  public Optional<Instant> lastConsumerDisconnect() {
+    return Optional.ofNullable(lastConsumerDisconnect);
+  }
+
+  public RetryPolicy retryPolicy() {
+    return retryPolicy;
+  }
+
+  public DlqConfig dlq() {
+    return dlq;
+  }
+
+  public RetentionPolicy retention() {
+    return retention;
+  }
+
+  /** Largest accepted message: key + value + headers, in bytes. */
+  public long maxMessageSize() {
+    return maxMessageSize;
+  }
+
+  /** Most messages a classic queue holds before publishes are refused (SEMANTICS A5). */
+  public long maxDepth() {
+    return maxDepth;
+  }
+
+  /** Per-message time to live from append; zero = never expires. */
+  public Duration messageTtl() {
+    return messageTtl;
+  }
+
+  /** Visibility timeout of a claimed message (SEMANTICS A5). */
+  public Duration deliveryTimeout() {
+    return deliveryTimeout;
+  }
+
+  public int batchSize() {
+    return batchSize;
+  }
+
+  public Duration heartbeatTimeout() {
+    return heartbeatTimeout;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof QueueConfig c)) {
+      return false;
+    }
+    return reserved == c.reserved
+        && durable == c.durable
+        && maxMessageSize == c.maxMessageSize
+        && maxDepth == c.maxDepth
+        && batchSize == c.batchSize
+        && Objects.equals(name, c.name)
+        && topics.equals(c.topics)
+        && type == c.type
+        && primaryGroup.equals(c.primaryGroup)
+        && ackDurability == c.ackDurability
+        && expiresAfter.equals(c.expiresAfter)
+        && Objects.equals(lastConsumerDisconnect, c.lastConsumerDisconnect)
+        && retryPolicy.equals(c.retryPolicy)
+        && dlq.equals(c.dlq)
+        && retention.equals(c.retention)
+        && messageTtl.equals(c.messageTtl)
+        && deliveryTimeout.equals(c.deliveryTimeout)
+        && heartbeatTimeout.equals(c.heartbeatTimeout);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, topics, type, durable, reserved, maxMessageSize, retention);
+  }
+
+  @Override
+  public String toString() {
+    return "QueueConfig{name="
+        + name
+        + ", topics="
+        + topics
+        + ", type="
+        + type
+        + ", durable="
+        + durable
+        + ", reserved="
+        + reserved
+        + ", primaryGroup="
+        + primaryGroup
+        + ", ackDurability="
+        + ackDurability
+        + ", expiresAfter="
+        + expiresAfter
+        + ", lastConsumerDisconnect="
+        + lastConsumerDisconnect
+        + ", retryPolicy="
+        + retryPolicy
+        + ", dlq="
+        + dlq
+        + ", retention="
+        + retention
+        + ", maxMessageSize="
+        + maxMessageSize
+        + ", maxDepth="
+        + maxDepth
+        + ", messageTtl="
+        + messageTtl
+        + ", deliveryTimeout="
+        + deliveryTimeout
+        + ", batchSize="
+        + batchSize
+        + ", heartbeatTimeout="
+        + heartbeatTimeout
+        + "}";
+  }
+
+  /** Builds a {@link QueueConfig}; starts from the durable defaults of SEMANTICS B §1.1. */
+  public static final class Builder {
+    private String name;
+    private List<String> topics = DEFAULT_TOPICS;
+    private boolean reserved;
+    private QueueType type = QueueType.CLASSIC;
+    private String primaryGroup = "";
+    private boolean durable = true;
+    private AckDurability ackDurability = AckDurability.DEFAULT;
+    private Duration expiresAfter = Duration.ZERO;
+    private Instant lastConsumerDisconnect;
+    private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+    private DlqConfig dlq = DlqConfig.DEFAULT;
+    private RetentionPolicy retention = RetentionPolicy.NONE;
+    private long maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
+    private long maxDepth = DEFAULT_MAX_DEPTH;
+    private Duration messageTtl = DEFAULT_MESSAGE_TTL;
+    private Duration deliveryTimeout = DEFAULT_DELIVERY_TIMEOUT;
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private Duration heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
+
+    private Builder(String name) {
+      this.name = name;
+    }
+
+    private Builder(QueueConfig c) {
+      this.name = c.name;
+      this.topics = c.topics;
+      this.reserved = c.reserved;
+      this.type = c.type;
+      this.primaryGroup = c.primaryGroup;
+      this.durable = c.durable;
+      this.ackDurability = c.ackDurability;
+      this.expiresAfter = c.expiresAfter;
+      this.lastConsumerDisconnect = c.lastConsumerDisconnect;
+      this.retryPolicy = c.retryPolicy;
+      this.dlq = c.dlq;
+      this.retention = c.retention;
+      this.maxMessageSize = c.maxMessageSize;
+      this.maxDepth = c.maxDepth;
+      this.messageTtl = c.messageTtl;
+      this.deliveryTimeout = c.deliveryTimeout;
+      this.batchSize = c.batchSize;
+      this.heartbeatTimeout = c.heartbeatTimeout;
+    }
+
+    public Builder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    /** Topic filters; an empty list means {@code #}. */
+    public Builder topics(List<String> topics) {
+      this.topics = topics == null ? DEFAULT_TOPICS : List.copyOf(topics);
+      return this;
+    }
+
+    public Builder topics(String... topics) {
+      return topics(List.of(topics));
+    }
+
+    public Builder reserved(boolean reserved) {
+      this.reserved = reserved;
+      return this;
+    }
+
+    public Builder type(QueueType type) {
+      this.type = Objects.requireNonNull(type, "type");
+      return this;
+    }
+
+    public Builder primaryGroup(String primaryGroup) {
+      this.primaryGroup = Objects.requireNonNullElse(primaryGroup, "");
+      return this;
+    }
+
+    public Builder durable(boolean durable) {
+      this.durable = durable;
+      return this;
+    }
+
+    public Builder ackDurability(AckDurability ackDurability) {
+      this.ackDurability = Objects.requireNonNull(ackDurability, "ackDurability");
+      return this;
+    }
+
+    public Builder expiresAfter(Duration expiresAfter) {
+      this.expiresAfter = Objects.requireNonNull(expiresAfter, "expiresAfter");
+      return this;
+    }
+
+    /** When the last consumer left; null clears it. */
+    public Builder lastConsumerDisconnect(Instant lastConsumerDisconnect) {
+      this.lastConsumerDisconnect = lastConsumerDisconnect;
+      return this;
+    }
+
+    public Builder retryPolicy(RetryPolicy retryPolicy) {
+      this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+      return this;
+    }
+
+    public Builder dlq(DlqConfig dlq) {
+      this.dlq = Objects.requireNonNull(dlq, "dlq");
+      return this;
+    }
+
+    public Builder retention(RetentionPolicy retention) {
+      this.retention = Objects.requireNonNull(retention, "retention");
+      return this;
+    }
+
+    public Builder maxMessageSize(long maxMessageSize) {
+      this.maxMessageSize = maxMessageSize;
+      return this;
+    }
+
+    public Builder maxDepth(long maxDepth) {
+      this.maxDepth = maxDepth;
+      return this;
+    }
+
+    public Builder messageTtl(Duration messageTtl) {
+      this.messageTtl = Objects.requireNonNull(messageTtl, "messageTtl");
+      return this;
+    }
+
+    public Builder deliveryTimeout(Duration deliveryTimeout) {
+      this.deliveryTimeout = Objects.requireNonNull(deliveryTimeout, "deliveryTimeout");
+      return this;
+    }
+
+    public Builder batchSize(int batchSize) {
+      this.batchSize = batchSize;
+      return this;
+    }
+
+    public Builder heartbeatTimeout(Duration heartbeatTimeout) {
+      this.heartbeatTimeout = Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout");
+      return this;
+    }
+
+    /** Builds without validating; call {@link QueueConfig#validate()} to check. */
+    public QueueConfig build() {
+      return new QueueConfig(this);
+    }
+  }
+}

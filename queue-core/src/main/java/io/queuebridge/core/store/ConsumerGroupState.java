@@ -1,0 +1,168 @@
+package io.queuebridge.core.store;
+
+import io.queuebridge.core.GroupMode;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * A snapshot of one consumer group's state (SEMANTICS B §1.4). Immutable; stores hand out snapshots
+ * and all changes go through {@link ConsumerGroupStore} calls.
+ *
+ * @param queue the queue the group reads
+ * @param id the effective group id ({@code group} or {@code group@pattern})
+ * @param pattern the routing-key filter; empty = all
+ * @param mode queue or stream mode
+ * @param autoCommit whether acknowledging commits (stream mode)
+ * @param cursor the next offset to read
+ * @param committed the safe truncation point / checkpoint
+ * @param pending unsettled claims, one per offset, sorted by offset
+ * @param consumers members by id
+ * @param createdAt when the group was created
+ * @param updatedAt when it last changed
+ */
+public record ConsumerGroupState(
+    String queue,
+    String id,
+    String pattern,
+    GroupMode mode,
+    boolean autoCommit,
+    long cursor,
+    long committed,
+    List<PendingEntry> pending,
+    Map<String, ConsumerInfo> consumers,
+    Instant createdAt,
+    Instant updatedAt) {
+
+  private static final Comparator<PendingEntry> BY_OFFSET =
+      Comparator.comparingLong(PendingEntry::offset);
+
+  public ConsumerGroupState {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(id, "id");
+    pattern = Objects.requireNonNullElse(pattern, "");
+    Objects.requireNonNull(mode, "mode");
+    pending = pending.stream().sorted(BY_OFFSET).toList();
+    consumers = Map.copyOf(consumers);
+    Objects.requireNonNull(createdAt, "createdAt");
+    Objects.requireNonNull(updatedAt, "updatedAt");
+  }
+
+  /** A new, empty group: cursor = committed = 0 (not at the head), no members, nothing pending. */
+  public static ConsumerGroupState create(
+      String queue, String id, String pattern, GroupMode mode, boolean autoCommit, Instant now) {
+    return new ConsumerGroupState(
+        queue, id, pattern, mode, autoCommit, 0, 0, List.of(), Map.of(), now, now);
+  }
+
+  /** The pending entry for {@code offset}, if any member holds it. */
+  public Optional<PendingEntry> pendingAt(long offset) {
+    for (PendingEntry e : pending) {
+      if (e.offset() == offset) {
+        return Optional.of(e);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The entries held by {@code consumerId}, by offset. */
+  public List<PendingEntry> pendingOf(String consumerId) {
+    return pending.stream().filter(e -> e.consumerId().equals(consumerId)).toList();
+  }
+
+  public ConsumerGroupState withCursor(long newCursor, Instant now) {
+    return new ConsumerGroupState(
+        queue,
+        id,
+        pattern,
+        mode,
+        autoCommit,
+        newCursor,
+        committed,
+        pending,
+        consumers,
+        createdAt,
+        now);
+  }
+
+  public ConsumerGroupState withCommitted(long newCommitted, Instant now) {
+    return new ConsumerGroupState(
+        queue,
+        id,
+        pattern,
+        mode,
+        autoCommit,
+        cursor,
+        newCommitted,
+        pending,
+        consumers,
+        createdAt,
+        now);
+  }
+
+  public ConsumerGroupState withMode(GroupMode newMode, boolean newAutoCommit, Instant now) {
+    return new ConsumerGroupState(
+        queue,
+        id,
+        pattern,
+        newMode,
+        newAutoCommit,
+        cursor,
+        committed,
+        pending,
+        consumers,
+        createdAt,
+        now);
+  }
+
+  public ConsumerGroupState withPending(List<PendingEntry> newPending, Instant now) {
+    return new ConsumerGroupState(
+        queue,
+        id,
+        pattern,
+        mode,
+        autoCommit,
+        cursor,
+        committed,
+        newPending,
+        consumers,
+        createdAt,
+        now);
+  }
+
+  public ConsumerGroupState withConsumers(Map<String, ConsumerInfo> newConsumers, Instant now) {
+    return new ConsumerGroupState(
+        queue,
+        id,
+        pattern,
+        mode,
+        autoCommit,
+        cursor,
+        committed,
+        pending,
+        newConsumers,
+        createdAt,
+        now);
+  }
+
+  /** This state with the entry at {@code offset} replaced by {@code change} (null removes it). */
+  public ConsumerGroupState mapPending(
+      long offset, UnaryOperator<PendingEntry> change, Instant now) {
+    List<PendingEntry> next = new java.util.ArrayList<>(pending.size());
+    for (PendingEntry e : pending) {
+      if (e.offset() == offset) {
+        PendingEntry changed = change.apply(e);
+        if (changed != null) {
+          next.add(changed);
+        }
+      } else {
+        next.add(e);
+      }
+    }
+    return withPending(next, now);
+  }
+}

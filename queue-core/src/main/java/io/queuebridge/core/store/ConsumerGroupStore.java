@@ -1,0 +1,216 @@
+package io.queuebridge.core.store;
+
+import io.queuebridge.core.ConsumerGroupExistsException;
+import io.queuebridge.core.GroupNotFoundException;
+import io.queuebridge.core.PendingEntryNotFoundException;
+import io.queuebridge.core.QueueNotFoundException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Persistent consumer-group state: cursors, committed offsets, pending entry lists (PEL) and
+ * memberships (SEMANTICS B §2.3).
+ *
+ * <p><b>Shape.</b> Five primitives ({@link #createGroup}, {@link #findGroup}, {@link #updateGroup},
+ * {@link #deleteGroup}, {@link #listGroups}) and conveniences built on them as {@code default}
+ * methods. A store may override a convenience to do it in one step (a database row update, a log
+ * record); it must keep the documented behaviour.
+ *
+ * <p><b>Threads.</b> Implementations are thread-safe for concurrent calls. The default methods
+ * read, change and write back a whole group, so two of them racing on <em>one</em> group can lose
+ * an update: callers serialise mutations of a group (the consumer manager holds one lock for all
+ * group operations, SEMANTICS B §3.8).
+ *
+ * <p><b>Durability.</b> A persistent store makes every change survive a process kill when the call
+ * returns; whether it also survives a machine crash is the store's documented choice. A change lost
+ * in a crash may only cause a redelivery (at-least-once), never a lost message: a cursor or
+ * committed offset may roll back, a pending entry may reappear.
+ *
+ * <p><b>Values.</b> States are immutable snapshots; instants are as given by the caller's clock.
+ */
+public interface ConsumerGroupStore {
+
+  /**
+   * Creates a group.
+   *
+   * @throws ConsumerGroupExistsException if it exists (callers treat this as a lost race and
+   *     re-read)
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  void createGroup(ConsumerGroupState group);
+
+  /**
+   * The group's current state, or empty if there is none.
+   *
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  Optional<ConsumerGroupState> findGroup(String queue, String groupId);
+
+  /**
+   * Replaces a group's full state.
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  void updateGroup(ConsumerGroupState group);
+
+  /** Deletes a group; idempotent (an unknown group or queue is not an error). */
+  void deleteGroup(String queue, String groupId);
+
+  /**
+   * Every group of the queue, in no particular order; empty when none.
+   *
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  List<ConsumerGroupState> listGroups(String queue);
+
+  /**
+   * The group's current state.
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default ConsumerGroupState getGroup(String queue, String groupId) {
+    return findGroup(queue, groupId).orElseThrow(() -> new GroupNotFoundException(queue, groupId));
+  }
+
+  /**
+   * Adds a pending entry (replacing any entry at the same offset).
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default void addPending(String queue, String groupId, PendingEntry entry) {
+    ConsumerGroupState g = getGroup(queue, groupId);
+    List<PendingEntry> next = new ArrayList<>(g.pending().size() + 1);
+    for (PendingEntry e : g.pending()) {
+      if (e.offset() != entry.offset()) {
+        next.add(e);
+      }
+    }
+    next.add(entry);
+    updateGroup(g.withPending(next, entry.claimedAt()));
+  }
+
+  /**
+   * Removes the entry at {@code offset} held by {@code consumerId}.
+   *
+   * @throws PendingEntryNotFoundException unless that consumer holds that offset
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default void removePending(String queue, String groupId, String consumerId, long offset) {
+    ConsumerGroupState g = getGroup(queue, groupId);
+    PendingEntry e =
+        g.pendingAt(offset)
+            .filter(p -> p.consumerId().equals(consumerId))
+            .orElseThrow(
+                () -> new PendingEntryNotFoundException(queue, groupId, consumerId, offset));
+    updateGroup(g.mapPending(e.offset(), p -> null, g.updatedAt()));
+  }
+
+  /**
+   * Replaces the entry at {@code entry.offset()} (same holder or not): renewals, nacks with a retry
+   * time.
+   *
+   * @throws PendingEntryNotFoundException if no entry exists at that offset
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default void updatePending(String queue, String groupId, PendingEntry entry) {
+    ConsumerGroupState g = getGroup(queue, groupId);
+    if (g.pendingAt(entry.offset()).isEmpty()) {
+      throw new PendingEntryNotFoundException(queue, groupId, entry.consumerId(), entry.offset());
+    }
+    updateGroup(g.mapPending(entry.offset(), p -> entry, entry.claimedAt()));
+  }
+
+  /**
+   * Moves the entry at {@code offset} from {@code from} to {@code to}: owner = to, claimedAt = now,
+   * deliveryCount + 1, visible again at now + visibility.
+   *
+   * @return the moved entry
+   * @throws PendingEntryNotFoundException unless {@code from} holds that offset
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default PendingEntry transferPending(
+      String queue,
+      String groupId,
+      long offset,
+      String from,
+      String to,
+      Instant now,
+      Duration visibility) {
+    ConsumerGroupState g = getGroup(queue, groupId);
+    PendingEntry e =
+        g.pendingAt(offset)
+            .filter(p -> p.consumerId().equals(from))
+            .orElseThrow(() -> new PendingEntryNotFoundException(queue, groupId, from, offset));
+    PendingEntry moved =
+        new PendingEntry(
+            offset, to, now, e.deliveryCount() + 1, e.firstClaimedAt(), now.plus(visibility));
+    updateGroup(g.mapPending(offset, p -> moved, now));
+    return moved;
+  }
+
+  /** The entries held by one consumer, by offset; empty when none. */
+  default List<PendingEntry> getPending(String queue, String groupId, String consumerId) {
+    return getGroup(queue, groupId).pendingOf(consumerId);
+  }
+
+  /** Every pending entry of the group, by offset; empty when none. */
+  default List<PendingEntry> getAllPending(String queue, String groupId) {
+    return getGroup(queue, groupId).pending();
+  }
+
+  /** Sets the cursor (next offset to read). @throws GroupNotFoundException if absent */
+  default void updateCursor(String queue, String groupId, long cursor, Instant now) {
+    updateGroup(getGroup(queue, groupId).withCursor(cursor, now));
+  }
+
+  /**
+   * Sets the committed offset; a committed offset beyond the cursor raises the cursor too.
+   *
+   * @throws GroupNotFoundException if absent
+   */
+  default void updateCommitted(String queue, String groupId, long committed, Instant now) {
+    ConsumerGroupState g = getGroup(queue, groupId).withCommitted(committed, now);
+    if (committed > g.cursor()) {
+      g = g.withCursor(committed, now);
+    }
+    updateGroup(g);
+  }
+
+  /**
+   * Adds or refreshes a member (re-registering refreshes its timestamps).
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default void registerConsumer(String queue, String groupId, ConsumerInfo consumer) {
+    ConsumerGroupState g = getGroup(queue, groupId);
+    Map<String, ConsumerInfo> next = new HashMap<>(g.consumers());
+    next.put(consumer.id(), consumer);
+    updateGroup(g.withConsumers(next, consumer.lastHeartbeat()));
+  }
+
+  /**
+   * Removes a member but keeps its pending entries, so others can steal them after the visibility
+   * timeout. Unknown members are ignored.
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default void unregisterConsumer(String queue, String groupId, String consumerId) {
+    ConsumerGroupState g = getGroup(queue, groupId);
+    if (!g.consumers().containsKey(consumerId)) {
+      return;
+    }
+    Map<String, ConsumerInfo> next = new HashMap<>(g.consumers());
+    next.remove(consumerId);
+    updateGroup(g.withConsumers(next, g.updatedAt()));
+  }
+
+  /** The group's members; empty when none. @throws GroupNotFoundException if absent */
+  default List<ConsumerInfo> listConsumers(String queue, String groupId) {
+    return List.copyOf(getGroup(queue, groupId).consumers().values());
+  }
+}

@@ -1,0 +1,69 @@
+package io.queuebridge.core.store;
+
+import io.queuebridge.core.Message;
+import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.QueueStoreException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A {@link QueueStore} that can append <em>and</em> establish a durability barrier for exactly that
+ * write as one operation (SEMANTICS B §2.2 {@code Q-DUR}).
+ *
+ * <p><b>What "durable" means.</b> When a sync method returns normally and {@link
+ * #supportsDurableSync()} is true, the appended messages (and checkpoints) survive a process kill
+ * and a machine crash. When {@code supportsDurableSync()} is false the same methods only order the
+ * write and promise nothing: anyone acknowledging on behalf of a publisher must consult the flag.
+ *
+ * <p><b>Interruption.</b> A thread interrupted <em>before</em> the append starts gets {@link
+ * InterruptedException} and nothing is written, so the caller can refuse cleanly. Once the append
+ * has started the call is not interruptible: it completes (or fails) and the thread's interrupt
+ * status is left set.
+ *
+ * <p><b>Failure.</b> A {@link QueueStoreException} means the write must not be acknowledged: the
+ * barrier did not complete (the messages may or may not be in the log). A failed barrier is sticky:
+ * later appends to the queue retry the sync first and are refused while it keeps failing.
+ */
+public interface DurableQueueStore extends QueueStore {
+
+  /**
+   * Appends one message and returns its offset once it is durable.
+   *
+   * @throws InterruptedException if interrupted before the append started (nothing written)
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws QueueStoreException if the append or the barrier failed (do not acknowledge)
+   */
+  long appendAndSync(String queue, Message message) throws InterruptedException;
+
+  /**
+   * Appends a batch at contiguous offsets, merges {@code checkpoints} into the queue's checkpoint
+   * map, and returns the first offset once messages and checkpoints are durable together: after a
+   * crash either both are present or neither is. Concurrent callers share barriers (group commit);
+   * each caller still pays at most one.
+   *
+   * <p>Checkpoints let a writer record, atomically with its data, how far it has read an external
+   * source (the sink connector's per-partition Kafka offsets). Keys and values are opaque strings;
+   * an empty map writes none.
+   *
+   * @throws IllegalArgumentException if {@code messages} is empty
+   * @throws InterruptedException if interrupted before the append started (nothing written)
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws QueueStoreException if the append or the barrier failed (do not acknowledge)
+   */
+  long appendBatchAndSync(String queue, List<Message> messages, Map<String, String> checkpoints)
+      throws InterruptedException;
+
+  /**
+   * The queue's checkpoint map as of the last successful {@link #appendBatchAndSync}; empty when
+   * none was written. Returns a copy.
+   *
+   * @throws QueueNotFoundException if there is no such queue
+   */
+  Map<String, String> checkpoints(String queue);
+
+  /**
+   * True only if a completed barrier survives a process <em>and</em> a machine crash. Never true
+   * for a memory store.
+   */
+  boolean supportsDurableSync();
+}

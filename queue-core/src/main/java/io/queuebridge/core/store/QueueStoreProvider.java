@@ -1,0 +1,44 @@
+package io.queuebridge.core.store;
+
+import io.queuebridge.core.InvalidConfigException;
+import java.util.Map;
+
+/**
+ * Opens stores of one kind. Found with {@link java.util.ServiceLoader} by {@link #name()}: a third
+ * party adds a store by implementing the SPI and this interface, listing the class in {@code
+ * META-INF/services/io.queuebridge.core.store.QueueStoreProvider}, dropping the jar next to ours,
+ * and naming it in configuration ({@code queue.store.type=<name>}).
+ *
+ * <p>Implementations are stateless and thread-safe. Configuration keys are the store's own, without
+ * any prefix ({@code path}, not {@code queue.store.path}).
+ */
+public interface QueueStoreProvider {
+
+  /** The name users configure: {@code memory}, {@code file}, ... Lower case, no spaces. */
+  String name();
+
+  /**
+   * Checks a configuration without opening anything.
+   *
+   * @throws InvalidConfigException naming the first bad key, its value and what was expected
+   *     (unknown keys included)
+   */
+  void validate(Map<String, String> config);
+
+  /**
+   * A stable identity of the store a configuration names, so that two configurations naming the
+   * same store share one open instance ({@code file:/abs/path}). Never contains secrets.
+   *
+   * @throws InvalidConfigException if the configuration is invalid
+   */
+  String identity(Map<String, String> config);
+
+  /**
+   * Opens (creating if needed) the store. Blocks for its recovery.
+   *
+   * @throws InvalidConfigException if the configuration is invalid
+   * @throws io.queuebridge.core.QueueStoreException if the store cannot be opened (locked, corrupt,
+   *     unreachable)
+   */
+  Storage open(Map<String, String> config);
+}

@@ -1,0 +1,55 @@
+package io.queuebridge.core.store;
+
+import io.queuebridge.core.InvalidConfigException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.TreeSet;
+
+/** Finds {@link QueueStoreProvider}s by name. Thread-safe. */
+public final class QueueStores {
+  private QueueStores() {}
+
+  /**
+   * The provider named {@code name}, found with {@link ServiceLoader} in the class loader of this
+   * class and the thread's context class loader.
+   *
+   * @throws InvalidConfigException naming the unknown store type and the known ones
+   */
+  public static QueueStoreProvider provider(String name) {
+    for (QueueStoreProvider p : providers()) {
+      if (p.name().equals(name)) {
+        return p;
+      }
+    }
+    TreeSet<String> known = new TreeSet<>();
+    providers().forEach(p -> known.add(p.name()));
+    throw new InvalidConfigException("store type", name, "one of " + known);
+  }
+
+  /** Opens a store by provider name. */
+  public static Storage open(String type, Map<String, String> config) {
+    return provider(type).open(config);
+  }
+
+  /** Every provider visible to this class's and the context class loader, without duplicates. */
+  public static List<QueueStoreProvider> providers() {
+    List<QueueStoreProvider> found = new ArrayList<>();
+    TreeSet<String> names = new TreeSet<>();
+    for (ClassLoader cl :
+        new ClassLoader[] {
+          QueueStores.class.getClassLoader(), Thread.currentThread().getContextClassLoader()
+        }) {
+      if (cl == null) {
+        continue;
+      }
+      for (QueueStoreProvider p : ServiceLoader.load(QueueStoreProvider.class, cl)) {
+        if (names.add(p.name())) {
+          found.add(p);
+        }
+      }
+    }
+    return found;
+  }
+}
