@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * the <em>new</em> job, so each queue keeps a gap-free prefix of its captures. Every job ends in
  * exactly one of three ways: run (and if it throws, counted in {@link #failures()}), or counted in
  * {@link #dropped()} (full lane, enqueue after stop, past the drain deadline, swept at stop). The
- * drop log is rate-limited to one line per 10 s.
+ * drop log is rate-limited to one line per 10 s, and so is the failure log (a failing store would
+ * otherwise log once per captured message); the counters count every one.
  *
  * <p><b>Concurrency.</b> Enqueue holds the read side of a closed-flag lock across its offer; {@link
  * #stop} takes the write side to set the flag, so once the flag is set no enqueue is mid-flight and
@@ -39,7 +41,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class CaptureDispatcher {
   private static final Logger LOG = LoggerFactory.getLogger(CaptureDispatcher.class);
-  private static final long DROP_LOG_INTERVAL_MILLIS = 10_000;
+  private static final long LOG_INTERVAL_MILLIS = 10_000;
   private static final int FNV_OFFSET_BASIS = 0x811c9dc5;
   private static final int FNV_PRIME = 0x01000193;
 
@@ -57,9 +59,11 @@ public final class CaptureDispatcher {
   private final Lane[] lanes;
   private final Thread[] workers;
   private final long drainTimeoutNanos;
+  private final LongSupplier nanoTicker;
   private final LongAdder dropped = new LongAdder();
   private final LongAdder failures = new LongAdder();
   private final DropLogLimiter dropLog;
+  private final DropLogLimiter failureLog;
   private final ReentrantReadWriteLock closeLock = new ReentrantReadWriteLock();
   private boolean closed; // guarded by closeLock
   private boolean started; // guarded by this
@@ -77,6 +81,18 @@ public final class CaptureDispatcher {
    */
   public CaptureDispatcher(
       String name, int workers, int depth, Duration drainTimeout, Clock clock) {
+    this(name, workers, depth, drainTimeout, clock, System::nanoTime);
+  }
+
+  /** As above, with the monotonic time source of the drain deadline (tests move it by hand). */
+  CaptureDispatcher(
+      String name,
+      int workers,
+      int depth,
+      Duration drainTimeout,
+      Clock clock,
+      LongSupplier nanoTicker) {
+    this.nanoTicker = Objects.requireNonNull(nanoTicker, "nanoTicker");
     this.name = Objects.requireNonNull(name, "name");
     if (workers <= 0) {
       throw new IllegalArgumentException("capture workers must be > 0, got " + workers);
@@ -93,8 +109,8 @@ public final class CaptureDispatcher {
     }
     this.workers = new Thread[workers];
     this.drainTimeoutNanos = drainTimeout.toNanos();
-    this.dropLog =
-        new DropLogLimiter(Objects.requireNonNull(clock, "clock"), DROP_LOG_INTERVAL_MILLIS);
+    this.dropLog = new DropLogLimiter(Objects.requireNonNull(clock, "clock"), LOG_INTERVAL_MILLIS);
+    this.failureLog = new DropLogLimiter(clock, LOG_INTERVAL_MILLIS);
   }
 
   /**
@@ -163,7 +179,7 @@ public final class CaptureDispatcher {
     } finally {
       write.unlock();
     }
-    long deadline = System.nanoTime() + drainTimeoutNanos;
+    long deadline = nanoTicker.getAsLong() + drainTimeoutNanos;
     if (first) {
       synchronized (this) {
         drainDeadlineNanos = deadline;
@@ -191,7 +207,7 @@ public final class CaptureDispatcher {
       if (t == null) {
         continue;
       }
-      long remaining = deadline - System.nanoTime();
+      long remaining = deadline - nanoTicker.getAsLong();
       if (remaining <= 0) {
         return;
       }
@@ -251,6 +267,11 @@ public final class CaptureDispatcher {
           reason,
           dropped.sum());
     }
+  }
+
+  /** Whether {@link #stop} has begun (for tests). */
+  boolean isStopping() {
+    return stopping;
   }
 
   /** Jobs waiting in {@code queue}'s lane (for tests and metrics). */
@@ -318,7 +339,7 @@ public final class CaptureDispatcher {
       if (job == null) {
         return;
       }
-      if (stopping && System.nanoTime() - drainDeadlineNanos >= 0) {
+      if (stopping && nanoTicker.getAsLong() - drainDeadlineNanos >= 0) {
         recordDropped(null, "capture drain timeout passed");
         continue;
       }
@@ -326,7 +347,12 @@ public final class CaptureDispatcher {
         job.run();
       } catch (Exception | Error e) {
         failures.increment();
-        LOG.warn("Capture job failed", e);
+        if (failureLog.tryAcquire()) {
+          LOG.warn(
+              "Capture append failed; {} capture failure(s) so far (this log is rate-limited)",
+              failures.sum(),
+              e);
+        }
       }
     }
   }
