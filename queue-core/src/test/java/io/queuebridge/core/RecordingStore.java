@@ -29,6 +29,7 @@ final class RecordingStore implements DurableQueueStore, Storage {
   private final Map<String, Supplier<RuntimeException>> getFailures = new ConcurrentHashMap<>();
   private final Map<String, Gate> getGates = new ConcurrentHashMap<>();
   private volatile Supplier<RuntimeException> findFailure;
+  private final Map<String, Runnable> beforeCreate = new ConcurrentHashMap<>();
 
   /** A latch appends (or reads) wait on, with a count of callers that arrived at it. */
   static final class Gate {
@@ -88,6 +89,16 @@ final class RecordingStore implements DurableQueueStore, Storage {
 
   void failGetQueue(String queue, Supplier<RuntimeException> failure) {
     getFailures.put(queue, failure);
+  }
+
+  /** Runs {@code action} once, just before the next create of {@code queue} reaches the store. */
+  void beforeCreate(String queue, Runnable action) {
+    beforeCreate.put(queue, action);
+  }
+
+  /** The underlying memory store, bypassing recording and failures. */
+  DurableQueueStore delegate() {
+    return delegate;
   }
 
   void failFindMatching(Supplier<RuntimeException> failure) {
@@ -163,6 +174,10 @@ final class RecordingStore implements DurableQueueStore, Storage {
   @Override
   public void createQueue(QueueConfig config) {
     record("createQueue", config.name());
+    Runnable action = beforeCreate.remove(config.name());
+    if (action != null) {
+      action.run();
+    }
     delegate.createQueue(config);
   }
 
