@@ -19,6 +19,10 @@ final class RecordingScheduler implements QueueManager.DeliveryScheduler {
     calls.add("unschedule:" + queue);
   }
 
+  synchronized void clear() {
+    calls.clear();
+  }
+
   synchronized List<String> calls() {
     return List.copyOf(calls);
   }
