@@ -1045,6 +1045,11 @@ public final class QueueManager {
     this.deliveryScheduler = Objects.requireNonNull(scheduler, "scheduler");
   }
 
+  /** Whether {@code thread} waits for the contract registry lock (for race tests). */
+  boolean waitsForContractLock(Thread thread) {
+    return contractLock.hasQueuedThread(thread);
+  }
+
   /** The capture dispatcher, for tests in this package. */
   CaptureDispatcher captureDispatcher() {
     return capture;
