@@ -930,6 +930,9 @@ public final class QueueManager {
    */
   static Message normalise(PublishRequest request) {
     Map<String, String> user = request.properties();
+    if (request.clientId().isEmpty() && !hasReservedKey(user)) {
+      return request.asMessage(); // nothing to change; the request's message is immutable
+    }
     Map<String, String> props = new LinkedHashMap<>(Math.max(4, user.size() * 2));
     for (Map.Entry<String, String> e : user.entrySet()) {
       if (!MessageProperties.isReserved(e.getKey())) {
@@ -941,6 +944,18 @@ public final class QueueManager {
     }
     Message m = request.asMessage();
     return m.toBuilder().topic(request.topic()).properties(props).buildOwned();
+  }
+
+  private static boolean hasReservedKey(Map<String, String> properties) {
+    if (properties.isEmpty()) {
+      return false;
+    }
+    for (String key : properties.keySet()) {
+      if (MessageProperties.isReserved(key)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** One target's message: fresh id, copied bytes, state queued, created now, TTL applied. */
