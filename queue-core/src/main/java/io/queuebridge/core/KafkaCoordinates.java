@@ -1,9 +1,8 @@
 package io.queuebridge.core;
 
 /**
- * Names of the message properties in which the sink connector records where a message came from
- * in Kafka, so the source connector can restore it. Plain strings: the core knows nothing of
- * Kafka.
+ * Names of the message properties in which the sink connector records where a message came from in
+ * Kafka, so the source connector can restore it. Plain strings: the core knows nothing of Kafka.
  */
 public final class KafkaCoordinates {
   /** The record's topic before any transformation. */
@@ -18,8 +17,8 @@ public final class KafkaCoordinates {
   private KafkaCoordinates() {}
 
   /**
-   * The checkpoint key under which a sink records the next offset to read from a partition:
-   * {@code kafka/<topic>/<partition>} (Kafka topic names cannot contain {@code /}).
+   * The checkpoint key under which a sink records the next offset to read from a partition: {@code
+   * kafka/<topic>/<partition>} (Kafka topic names cannot contain {@code /}).
    */
   public static String checkpointKey(String topic, int partition) {
     return "kafka/" + topic + "/" + partition;

@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One open store, and one started {@link QueueManager} over it, per store identity in this class
  * loader, shared by everyone who names the same store (in a Connect worker: every connector and
- * task of the plugin). Reference-counted: the first {@link #acquire} opens the store and starts
- * the manager, the last {@link Lease#close()} stops the manager and closes the store.
+ * task of the plugin). Reference-counted: the first {@link #acquire} opens the store and starts the
+ * manager, the last {@link Lease#close()} stops the manager and closes the store.
  *
  * <p>Why: a file store's directory can be open only once, and two managers over one store would
  * each believe they own its capture, retention and delivery loops.

@@ -19,8 +19,8 @@ import org.apache.kafka.common.config.ConfigException;
 
 /**
  * The sink connector's configuration, parsed once. Connector and task share {@link #CONFIG_DEF}.
- * Store keys: {@code queue.store.type} picks the provider; every other {@code queue.store.*} key
- * is handed to it without the prefix.
+ * Store keys: {@code queue.store.type} picks the provider; every other {@code queue.store.*} key is
+ * handed to it without the prefix.
  */
 public final class QueueSinkConfig extends AbstractConfig {
 

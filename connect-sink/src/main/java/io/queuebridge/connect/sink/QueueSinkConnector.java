@@ -60,8 +60,8 @@ public class QueueSinkConnector extends SinkConnector {
 
   /**
    * Field-by-field validation plus the checks that need more than one field: the store's own keys
-   * (unknown or bad {@code queue.store.*} values are reported on their key), and contract drift
-   * of an existing stream, reported on the connector key that sets each differing field.
+   * (unknown or bad {@code queue.store.*} values are reported on their key), and contract drift of
+   * an existing stream, reported on the connector key that sets each differing field.
    */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
@@ -78,7 +78,7 @@ public class QueueSinkConnector extends SinkConnector {
     }
     try (SharedStores.Lease lease =
         SharedStores.acquire(parsed.storeType(), parsed.storeConfig())) {
-      lease.manager().checkProtectedStream(parsed.streamContract());
+      StreamDeclaration.check(lease.manager(), parsed.streamContract());
     } catch (ProtectedQueueContractDriftException e) {
       if (e.mismatches().isEmpty()) {
         addError(config, QueueSinkConfig.QUEUE_NAME_CONFIG, e.getMessage());
@@ -99,7 +99,8 @@ public class QueueSinkConnector extends SinkConnector {
                 + " queue.name");
       }
     } catch (QueueException e) {
-      addError(config, QueueSinkConfig.STORE_TYPE_CONFIG, "cannot open the store: " + e.getMessage());
+      addError(
+          config, QueueSinkConfig.STORE_TYPE_CONFIG, "cannot open the store: " + e.getMessage());
     }
     return config;
   }

@@ -29,13 +29,12 @@ import org.slf4j.LoggerFactory;
  * Writes each {@link #put} batch into the stream with one durability barrier, exactly once.
  *
  * <p><b>Exactly once.</b> With every batch the task stores, atomically in the stream, the next
- * Kafka offset of each partition the batch took records from (a watermark, as a checkpoint of
- * the store). In {@link #open} it rewinds each assigned partition to its watermark, and it skips
- * records below the watermark, so a crash or a rebalance at any point neither loses nor
- * duplicates a record. {@link #preCommit} reports only offsets whose records are durable (every
- * {@code put} is synchronous, so that is everything put so far). After a failed barrier the
- * watermarks are re-read from the store before the batch is retried, because a failed barrier may
- * still have appended.
+ * Kafka offset of each partition the batch took records from (a watermark, as a checkpoint of the
+ * store). In {@link #open} it rewinds each assigned partition to its watermark, and it skips
+ * records below the watermark, so a crash or a rebalance at any point neither loses nor duplicates
+ * a record. {@link #preCommit} reports only offsets whose records are durable (every {@code put} is
+ * synchronous, so that is everything put so far). After a failed barrier the watermarks are re-read
+ * from the store before the batch is retried, because a failed barrier may still have appended.
  *
  * <p>Not thread-safe; Connect calls a task from one thread.
  */
@@ -69,7 +68,7 @@ public class QueueSinkTask extends SinkTask {
     lease = SharedStores.acquire(config.storeType(), config.storeConfig());
     try {
       manager = lease.manager();
-      manager.declareProtectedStream(contract);
+      StreamDeclaration.declare(manager, contract);
     } catch (RuntimeException e) {
       lease.close();
       lease = null;
@@ -128,7 +127,8 @@ public class QueueSinkTask extends SinkTask {
     List<Future<Void>> reported = new ArrayList<>();
     long bytes = 0;
     for (SinkRecord record : records) {
-      TopicPartition tp = new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+      TopicPartition tp =
+          new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
       long offset = record.originalKafkaOffset();
       Long mark = next.containsKey(tp) ? next.get(tp) : watermarks.get(tp);
       if (mark != null && offset < mark) {

@@ -56,7 +56,8 @@ final class RecordMapper {
     if (keepHeaders) {
       List<io.queuebridge.core.Header> headers = new ArrayList<>();
       for (Header h : record.headers()) {
-        headers.add(io.queuebridge.core.Header.of(h.key(), toBytes(h.value(), "header " + h.key())));
+        headers.add(
+            io.queuebridge.core.Header.of(h.key(), toBytes(h.value(), "header " + h.key())));
       }
       b.headers(headers);
     }

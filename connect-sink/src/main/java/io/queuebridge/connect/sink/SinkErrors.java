@@ -18,8 +18,8 @@ import org.apache.kafka.connect.errors.DataException;
  * <ul>
  *   <li>{@link Kind#RETRIABLE}: the same batch may pass later (a transient store failure, a full
  *       queue, a failed durability barrier): back off, then Connect redelivers it.
- *   <li>{@link Kind#RECORD}: this record cannot be written (too large, unconvertible): report it
- *       to the dead-letter topic under {@code errors.tolerance=all}, otherwise fail.
+ *   <li>{@link Kind#RECORD}: this record cannot be written (too large, unconvertible): report it to
+ *       the dead-letter topic under {@code errors.tolerance=all}, otherwise fail.
  *   <li>{@link Kind#FATAL}: nothing will change by retrying (contract drift, corruption, a locked
  *       or closed store, bad configuration): fail the task with the message.
  * </ul>

@@ -10,9 +10,9 @@ import org.apache.kafka.common.metrics.stats.Rate;
 
 /**
  * The sink task's plugin metrics (KIP-877, registered through {@code context.pluginMetrics()} so
- * they carry the connector and task tags): records and bytes appended (total and rate), batch
- * size, durability-barrier latency, records skipped below the watermark, errant records. Removed
- * by the framework with the task.
+ * they carry the connector and task tags): records and bytes appended (total and rate), batch size,
+ * durability-barrier latency, records skipped below the watermark, errant records. Removed by the
+ * framework with the task.
  */
 final class SinkMetrics {
   private final PluginMetrics metrics;
@@ -26,17 +26,21 @@ final class SinkMetrics {
   SinkMetrics(PluginMetrics metrics) {
     this.metrics = metrics;
     this.records = metrics.addSensor("records-appended");
-    records.add(name("records-appended-total", "Records appended to the stream."), new CumulativeSum());
+    records.add(
+        name("records-appended-total", "Records appended to the stream."), new CumulativeSum());
     records.add(name("records-appended-rate", "Records appended per second."), new Rate());
     this.bytes = metrics.addSensor("bytes-appended");
-    bytes.add(name("bytes-appended-total", "Bytes (key + value + headers) appended."), new CumulativeSum());
+    bytes.add(
+        name("bytes-appended-total", "Bytes (key + value + headers) appended."),
+        new CumulativeSum());
     bytes.add(name("bytes-appended-rate", "Bytes appended per second."), new Rate());
     this.batchSize = metrics.addSensor("batch-size");
     batchSize.add(name("batch-size-avg", "Records per durable batch."), new Avg());
     batchSize.add(name("batch-size-max", "Largest durable batch."), new Max());
     this.barrierLatency = metrics.addSensor("barrier-latency");
     barrierLatency.add(
-        name("barrier-latency-avg-ms", "Append + durability barrier time per batch, ms."), new Avg());
+        name("barrier-latency-avg-ms", "Append + durability barrier time per batch, ms."),
+        new Avg());
     barrierLatency.add(
         name("barrier-latency-max-ms", "Longest append + durability barrier, ms."), new Max());
     this.skipped = metrics.addSensor("records-skipped");

@@ -73,7 +73,7 @@ class QueueSinkConnectorIT {
     List<ProducerRecord<byte[], byte[]>> sent = new ArrayList<>();
     sent.add(new ProducerRecord<>(topic, 0, 1_000L, bytes("k1"), bytes("v1")));
     sent.add(new ProducerRecord<>(topic, 0, 1_001L, null, bytes("no key")));
-    sent.add(new ProducerRecord<>(topic, 1, 1_002L, bytes("tombstone"), null));
+    sent.add(new ProducerRecord<>(topic, 1, 1_002L, bytes("tombstone"), (byte[]) null));
     sent.add(new ProducerRecord<>(topic, 1, 1_003L, bytes("empty"), new byte[0]));
     ProducerRecord<byte[], byte[]> withHeaders =
         new ProducerRecord<>(topic, 0, 1_004L, bytes("h"), bytes("headers"));
@@ -107,9 +107,7 @@ class QueueSinkConnectorIT {
               .filter(
                   m ->
                       m.properties().get(KafkaCoordinates.PARTITION).equals("" + meta.partition())
-                          && m.properties()
-                              .get(KafkaCoordinates.OFFSET)
-                              .equals("" + meta.offset()))
+                          && m.properties().get(KafkaCoordinates.OFFSET).equals("" + meta.offset()))
               .findFirst()
               .orElseThrow();
       assertThat(out.key()).as("key of record %d", i).isEqualTo(in.key());
@@ -185,15 +183,14 @@ class QueueSinkConnectorIT {
     cluster
         .assertions()
         .assertConnectorAndExactlyNumTasksAreRunning("drift2", 1, "matching config runs");
-    try (SharedStores.Lease lease = SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
+    try (SharedStores.Lease lease =
+        SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
       QueueConfig stored = lease.storage().queues().getQueue("drift-stream");
       lease
           .storage()
           .queues()
           .updateQueue(
-              stored.toBuilder()
-                  .retention(new RetentionPolicy(Duration.ofHours(2), 0, 0))
-                  .build());
+              stored.toBuilder().retention(new RetentionPolicy(Duration.ofHours(2), 0, 0)).build());
     }
     cluster.restartTask("drift2", 0);
     await("task fails on drift")
@@ -207,7 +204,8 @@ class QueueSinkConnectorIT {
         .contains("PT2H")
         .contains("PT1H");
     assertThat(SinkTestSupport.readAll(store, "drift-stream")).hasSize(10);
-    try (SharedStores.Lease lease = SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
+    try (SharedStores.Lease lease =
+        SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
       assertThat(lease.storage().queues().getQueue("drift-stream").retention().retentionTime())
           .isEqualTo(Duration.ofHours(2));
     }
@@ -229,7 +227,8 @@ class QueueSinkConnectorIT {
     cluster.kafka().produce(topic, "b", "x".repeat(500));
     cluster.kafka().produce(topic, "c", "small-2");
 
-    ConsumerRecords<byte[], byte[]> dead = cluster.kafka().consume(1, TIMEOUT.toMillis(), "oversize-dead");
+    ConsumerRecords<byte[], byte[]> dead =
+        cluster.kafka().consume(1, TIMEOUT.toMillis(), "oversize-dead");
     ConsumerRecord<byte[], byte[]> d = dead.iterator().next();
     assertThat(new String(d.key(), StandardCharsets.UTF_8)).isEqualTo("b");
     assertThat(
@@ -248,8 +247,7 @@ class QueueSinkConnectorIT {
   void oversizeRecordFailsTaskWithoutToleranceAndKeepsEarlierRecords() throws Exception {
     String topic = "oversize-fail";
     cluster.kafka().createTopic(topic, 1);
-    Map<String, String> props =
-        SinkTestSupport.sinkProps(store, "oversize-fail-stream", topic, 1);
+    Map<String, String> props = SinkTestSupport.sinkProps(store, "oversize-fail-stream", topic, 1);
     props.put(QueueSinkConfig.QUEUE_MAX_MESSAGE_BYTES_CONFIG, "100");
     cluster.kafka().produce(topic, "a", "small-1");
     cluster.configureConnector("oversize-fail", props);

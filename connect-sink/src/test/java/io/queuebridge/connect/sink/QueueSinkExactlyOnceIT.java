@@ -28,9 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Exactly once into the stream while the flow is disturbed: task restarts, the consumer group's
- * offsets thrown back to zero (as after a crash between the durable append and the offset
- * commit), a worker leaving, a worker joining and partitions being added. Afterwards every record
- * is in the stream exactly once, checked record by record.
+ * offsets thrown back to zero (as after a crash between the durable append and the offset commit),
+ * a worker leaving, a worker joining and partitions being added. Afterwards every record is in the
+ * stream exactly once, checked record by record.
  */
 class QueueSinkExactlyOnceIT {
   private static final Duration TIMEOUT = Duration.ofMinutes(3);
@@ -61,9 +61,7 @@ class QueueSinkExactlyOnceIT {
     props.put("consumer.override.max.poll.records", "250");
     props.put("consumer.override.metadata.max.age.ms", "1000");
     cluster.configureConnector(CONNECTOR, props);
-    cluster
-        .assertions()
-        .assertConnectorAndAtLeastNumTasksAreRunning(CONNECTOR, 1, "sink running");
+    cluster.assertions().assertConnectorAndAtLeastNumTasksAreRunning(CONNECTOR, 1, "sink running");
 
     Map<String, Object> producerProps = new HashMap<>();
     producerProps.put(ProducerConfig.ACKS_CONFIG, "all");

@@ -33,8 +33,8 @@ import org.openjdk.jmh.annotations.TearDown;
  * thread, against references measured in the same run.
  *
  * <ul>
- *   <li>{@code captureNoMatch}: a publish no queue captures. This runs on every ordinary publish, so
- *       it must not allocate (check {@code gc.alloc.rate.norm} with {@code -prof gc}).
+ *   <li>{@code captureNoMatch}: a publish no queue captures. This runs on every ordinary publish,
+ *       so it must not allocate (check {@code gc.alloc.rate.norm} with {@code -prof gc}).
  *   <li>{@code indexLookupNoMatch}: the reference for it, the store's {@code findMatchingQueues}
  *       alone (what capture cannot avoid doing).
  *   <li>{@code captureOneMatch}: a publish one queue captures: resolution, normalisation and the
