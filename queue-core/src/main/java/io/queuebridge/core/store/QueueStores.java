@@ -2,6 +2,7 @@ package io.queuebridge.core.store;
 
 import io.queuebridge.core.InvalidConfigException;
 import io.queuebridge.core.store.file.FileStoreProvider;
+import io.queuebridge.core.store.memory.MemoryStoreProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +43,15 @@ public final class QueueStores {
    */
   public static Storage file(Path directory) {
     return new FileStoreProvider().open(Map.of("path", directory.toString()));
+  }
+
+  /**
+   * A new, empty memory store: queues and groups in this JVM's heap, independent of every other
+   * store, dropped on {@link Storage#close()}. Not durable ({@code supportsDurableSync()} is
+   * false). Thread-safe.
+   */
+  public static Storage memory() {
+    return new MemoryStoreProvider().open(Map.of());
   }
 
   /** Opens a store by provider name. */
