@@ -186,7 +186,14 @@ public final class FileStorage implements Storage {
       syncer = null;
     }
     if (!recovery.clean()) {
-      LOG.warn("file store {} recovered: {}", dir, recovery);
+      LOG.info(
+          "file store {} opened after repairs: {} log tail(s) cut ({} bytes), {} group log tail(s)"
+              + " cut, {} leftover file(s) removed",
+          dir,
+          recovery.logCuts().size(),
+          recovery.logBytesCut(),
+          recovery.groupLogCuts().size(),
+          recovery.removedFiles().size());
     }
   }
 
