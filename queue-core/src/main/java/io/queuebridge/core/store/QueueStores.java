@@ -1,7 +1,9 @@
 package io.queuebridge.core.store;
 
 import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.store.file.FileStoreProvider;
 import io.queuebridge.core.store.memory.MemoryStoreProvider;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +29,20 @@ public final class QueueStores {
     TreeSet<String> known = new TreeSet<>();
     providers().forEach(p -> known.add(p.name()));
     throw new InvalidConfigException("store type", name, "one of " + known);
+  }
+
+  /**
+   * Opens (creating if needed) the file store in {@code directory} with default settings: a durable
+   * segmented log per queue with group commit and crash recovery, locked against a second opener.
+   * Blocks for recovery. For other settings use {@code open("file", config)} with the keys of
+   * {@link FileStoreProvider}.
+   *
+   * @throws io.queuebridge.core.StoreLockedException if the directory is open elsewhere
+   * @throws io.queuebridge.core.StoreCorruptedException if it is damaged beyond automatic repair
+   * @throws io.queuebridge.core.QueueStoreException for other I/O failures
+   */
+  public static Storage file(Path directory) {
+    return new FileStoreProvider().open(Map.of("path", directory.toString()));
   }
 
   /**

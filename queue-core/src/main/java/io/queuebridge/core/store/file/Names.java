@@ -1,0 +1,150 @@
+package io.queuebridge.core.store.file;
+
+import io.queuebridge.core.InvalidConfigException;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Queue and group names as file names (SEMANTICS A11).
+ *
+ * <p><b>Validation.</b> A name is non-empty, has no control character (NUL, C0, DEL, C1), no
+ * unpaired surrogate, and encodes to at most {@link #MAX_ENCODED_BYTES} bytes, so that the longest
+ * file name derived from it ({@code <encoded>.grp.tmp}) stays under the 255-byte limit of common
+ * file systems.
+ *
+ * <p><b>Encoding.</b> The name's UTF-8 bytes are kept when they are ASCII letters, digits, {@code
+ * _}, {@code -}, or a {@code .} that is not the first byte; every other byte becomes {@code %XX}
+ * (upper-case hex). So {@code .} and {@code ..} become {@code %2E} and {@code %2E.}, separators
+ * ({@code /}, {@code \}) and {@code %} itself are escaped, and the encoded name is one plain path
+ * component that can never resolve outside its parent. {@link #decode} reverses it exactly.
+ *
+ * <p>Case-insensitive file systems (macOS default, Windows) would map names differing only by case
+ * to one directory; the store is meant for Linux and says so.
+ *
+ * <p>Stateless and thread-safe.
+ */
+final class Names {
+  /** Longest encoded name, in bytes. */
+  static final int MAX_ENCODED_BYTES = 200;
+
+  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+  private Names() {}
+
+  /**
+   * Checks {@code name} and returns its encoded, file-system-safe form.
+   *
+   * @param what how the caller calls the name ({@code queue name}, {@code group id}), for errors
+   * @throws InvalidConfigException naming the value and the rule it breaks
+   */
+  static String encode(String what, String name) {
+    if (name == null || name.isEmpty()) {
+      throw new InvalidConfigException(what, name, "a non-empty name");
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (Character.isISOControl(c)) {
+        throw new InvalidConfigException(
+            what,
+            printable(name),
+            "no control characters (found U+"
+                + String.format("%04X", (int) c)
+                + " at index "
+                + i
+                + ")");
+      }
+      if (Character.isHighSurrogate(c)
+          && (i + 1 >= name.length() || !Character.isLowSurrogate(name.charAt(i + 1)))) {
+        throw new InvalidConfigException(
+            what, printable(name), "no unpaired surrogate at index " + i);
+      }
+      if (Character.isLowSurrogate(c)
+          && (i == 0 || !Character.isHighSurrogate(name.charAt(i - 1)))) {
+        throw new InvalidConfigException(
+            what, printable(name), "no unpaired surrogate at index " + i);
+      }
+    }
+    byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
+    StringBuilder out = new StringBuilder(utf8.length + 8);
+    for (int i = 0; i < utf8.length; i++) {
+      int b = utf8[i] & 0xFF;
+      if (isPlain(b) && !(b == '.' && i == 0)) {
+        out.append((char) b);
+      } else {
+        out.append('%').append(HEX[b >>> 4]).append(HEX[b & 0xF]);
+      }
+      if (out.length() > MAX_ENCODED_BYTES) {
+        break;
+      }
+    }
+    if (out.length() > MAX_ENCODED_BYTES) {
+      throw new InvalidConfigException(
+          what,
+          abbreviate(name),
+          "at most "
+              + MAX_ENCODED_BYTES
+              + " bytes once encoded for the file system (ASCII letters, digits, '.', '_' and '-'"
+              + " take 1 byte, every other UTF-8 byte takes 3); this name has "
+              + name.length()
+              + " characters");
+    }
+    return out.toString();
+  }
+
+  /**
+   * The name an encoded file name stands for.
+   *
+   * @throws IllegalArgumentException if {@code encoded} is not an output of {@link #encode}
+   */
+  static String decode(String encoded) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(encoded.length());
+    for (int i = 0; i < encoded.length(); i++) {
+      char c = encoded.charAt(i);
+      if (c == '%') {
+        if (i + 2 >= encoded.length()) {
+          throw new IllegalArgumentException("truncated escape in encoded name: " + encoded);
+        }
+        int hi = Character.digit(encoded.charAt(i + 1), 16);
+        int lo = Character.digit(encoded.charAt(i + 2), 16);
+        if (hi < 0 || lo < 0) {
+          throw new IllegalArgumentException("bad escape in encoded name: " + encoded);
+        }
+        bytes.write(hi << 4 | lo);
+        i += 2;
+      } else if (c < 0x80 && isPlain(c) && !(c == '.' && i == 0)) {
+        bytes.write(c);
+      } else {
+        throw new IllegalArgumentException("not an encoded name: " + encoded);
+      }
+    }
+    return bytes.toString(StandardCharsets.UTF_8);
+  }
+
+  private static boolean isPlain(int b) {
+    return (b >= 'a' && b <= 'z')
+        || (b >= 'A' && b <= 'Z')
+        || (b >= '0' && b <= '9')
+        || b == '_'
+        || b == '-'
+        || b == '.';
+  }
+
+  /** The name with control characters shown as {@code \\uXXXX}, for error messages. */
+  private static String printable(String name) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < name.length() && sb.length() < 120; i++) {
+      char c = name.charAt(i);
+      if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+        sb.append(String.format("\\u%04X", (int) c));
+      } else {
+        sb.append(c);
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String abbreviate(String name) {
+    String p = printable(name);
+    return p.length() > 60 ? p.substring(0, 60) + "...(" + name.length() + " chars)" : p;
+  }
+}

@@ -1,0 +1,121 @@
+package io.queuebridge.core.store.file;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The real {@link StoreIo} wrapped for fault injection and observation (STYLE 19): hooks run before
+ * every write and sync and may throw or block; every write, sync and read-open is recorded with a
+ * global sequence number. Thread-safe.
+ */
+final class FaultyIo implements StoreIo {
+  /** Runs before an operation; throw to fail it. */
+  interface Hook {
+    void before(Path file, int n) throws IOException;
+  }
+
+  /** A write or sync, with the global sequence numbers at its start and end. */
+  record Event(String kind, Path file, long start, long end, long thread) {}
+
+  private final StoreIo delegate = StoreIo.DEFAULT;
+  private final AtomicLong seq = new AtomicLong();
+  final AtomicInteger writes = new AtomicInteger();
+  final AtomicInteger segmentWrites = new AtomicInteger();
+  final AtomicInteger forces = new AtomicInteger();
+  final AtomicInteger segmentForces = new AtomicInteger();
+  final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
+  final Map<Path, AtomicInteger> readOpens = new ConcurrentHashMap<>();
+  private final ThreadLocal<Event> lastSegmentWrite = new ThreadLocal<>();
+
+  /** Before every write: argument is the 1-based count of writes to segment (.log) files, or 0. */
+  volatile Hook beforeWrite = (f, n) -> {};
+
+  /** Before every fsync of a file: argument is the 1-based count of segment fsyncs, or 0. */
+  volatile Hook beforeForce = (f, n) -> {};
+
+  /** Before every directory sync. */
+  volatile Hook beforeDirSync = (f, n) -> {};
+
+  long now() {
+    return seq.incrementAndGet();
+  }
+
+  /** The calling thread's last write to a segment file. */
+  Event lastSegmentWrite() {
+    return lastSegmentWrite.get();
+  }
+
+  List<Event> forcesOf(Path file) {
+    return events.stream().filter(e -> e.kind().equals("force") && e.file().equals(file)).toList();
+  }
+
+  static boolean isSegment(Path p) {
+    return p.getFileName().toString().endsWith(".log");
+  }
+
+  @Override
+  public WritableFile openWritable(Path file, boolean createNew) throws IOException {
+    WritableFile w = delegate.openWritable(file, createNew);
+    return new WritableFile() {
+      @Override
+      public void write(byte[] src, int off, int len, long position) throws IOException {
+        boolean seg = isSegment(file);
+        int n = seg ? segmentWrites.incrementAndGet() : 0;
+        writes.incrementAndGet();
+        beforeWrite.before(file, n);
+        long start = now();
+        w.write(src, off, len, position);
+        Event e = new Event("write", file, start, now(), Thread.currentThread().getId());
+        events.add(e);
+        if (seg) {
+          lastSegmentWrite.set(e);
+        }
+      }
+
+      @Override
+      public void force() throws IOException {
+        boolean seg = isSegment(file);
+        int n = seg ? segmentForces.incrementAndGet() : 0;
+        forces.incrementAndGet();
+        long start = now();
+        beforeForce.before(file, n);
+        w.force();
+        events.add(new Event("force", file, start, now(), Thread.currentThread().getId()));
+      }
+
+      @Override
+      public void truncate(long size) throws IOException {
+        w.truncate(size);
+      }
+
+      @Override
+      public long size() throws IOException {
+        return w.size();
+      }
+
+      @Override
+      public void close() throws IOException {
+        w.close();
+      }
+    };
+  }
+
+  @Override
+  public FileChannel openReadable(Path file) throws IOException {
+    readOpens.computeIfAbsent(file, f -> new AtomicInteger()).incrementAndGet();
+    return delegate.openReadable(file);
+  }
+
+  @Override
+  public void syncDirectory(Path dir) throws IOException {
+    beforeDirSync.before(dir, 0);
+    delegate.syncDirectory(dir);
+  }
+}
