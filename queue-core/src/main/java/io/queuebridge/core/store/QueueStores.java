@@ -1,6 +1,7 @@
 package io.queuebridge.core.store;
 
 import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.store.memory.MemoryStoreProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,15 @@ public final class QueueStores {
     TreeSet<String> known = new TreeSet<>();
     providers().forEach(p -> known.add(p.name()));
     throw new InvalidConfigException("store type", name, "one of " + known);
+  }
+
+  /**
+   * A new, empty memory store: queues and groups in this JVM's heap, independent of every other
+   * store, dropped on {@link Storage#close()}. Not durable ({@code supportsDurableSync()} is
+   * false). Thread-safe.
+   */
+  public static Storage memory() {
+    return new MemoryStoreProvider().open(Map.of());
   }
 
   /** Opens a store by provider name. */
