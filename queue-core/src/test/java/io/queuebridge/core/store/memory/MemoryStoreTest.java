@@ -3,12 +3,17 @@ package io.queuebridge.core.store.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.InvalidConfigException;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueNotFoundException;
 import io.queuebridge.core.StoreClosedException;
+import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +25,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -192,6 +199,49 @@ class MemoryStoreTest {
     assertThat(queues.timeOffset("q", t0.plusSeconds(21))).hasValue(4);
     queues.truncate("q", 3);
     assertThat(queues.timeOffset("q", t0)).hasValue(3);
+  }
+
+  // --- groups ---------------------------------------------------------------------------
+
+  @Test
+  void groupConveniencesAreAtomicPerGroupSoRacingCallersLoseNoUpdate() throws Exception {
+    queues.createQueue(QueueConfig.durable("q").build());
+    ConsumerGroupStore groups = storage.groups();
+    Instant t0 = Instant.parse("2024-01-01T00:00:00Z");
+    groups.createGroup(ConsumerGroupState.create("q", "g", "", GroupMode.QUEUE, true, t0));
+    int threads = 4;
+    int perThread = 250;
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<?>> done = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      done.add(
+          executor.submit(
+              () -> {
+                start.await();
+                String consumer = "c" + thread;
+                groups.registerConsumer("q", "g", new ConsumerInfo(consumer, consumer, t0, t0));
+                for (int i = 0; i < perThread; i++) {
+                  long offset = (long) thread * perThread + i;
+                  groups.addPending(
+                      "q", "g", new PendingEntry(offset, consumer, t0, 1, t0, t0.plusSeconds(30)));
+                  if (i % 5 == 0) {
+                    groups.removePending("q", "g", consumer, offset);
+                  }
+                }
+                return null;
+              }));
+    }
+    start.countDown();
+    for (Future<?> f : done) {
+      f.get(1, TimeUnit.MINUTES);
+    }
+    ConsumerGroupState g = groups.getGroup("q", "g");
+    assertThat(g.consumers()).hasSize(threads);
+    assertThat(g.pending()).hasSize(threads * (perThread - perThread / 5));
+    for (int t = 0; t < threads; t++) {
+      assertThat(g.pendingOf("c" + t)).hasSize(perThread - perThread / 5);
+    }
   }
 
   // --- waiters ----------------------------------------------------------------------------

@@ -1,0 +1,1827 @@
+package io.queuebridge.core.store.contract;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import io.queuebridge.core.ConsumerGroupExistsException;
+import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.GroupNotFoundException;
+import io.queuebridge.core.Header;
+import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageState;
+import io.queuebridge.core.OffsetOutOfRangeException;
+import io.queuebridge.core.PendingEntryNotFoundException;
+import io.queuebridge.core.QueueAlreadyExistsException;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.QueueType;
+import io.queuebridge.core.ReservedQueueException;
+import io.queuebridge.core.RetentionPolicy;
+import io.queuebridge.core.StoreClosedException;
+import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.Storage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The store contract kit: every documented rule of {@link io.queuebridge.core.store.QueueStore},
+ * {@link DurableQueueStore}, {@link ConsumerGroupStore} and {@link Storage} as a test (SEMANTICS B
+ * §2.1–§2.3). A store is correct when its subclass of this class passes.
+ *
+ * <p><b>Use.</b> Extend it in your store's tests and answer three questions:
+ *
+ * <pre>{@code
+ * class MyStoreContractTest extends StoreContractTest {
+ *   @Override protected Storage openStorage(Path dir) { return MyStore.open(dir); }
+ *   @Override protected boolean persistent() { return true; }   // reopen tests run
+ *   @Override protected boolean durableSync() { return true; }  // what supportsDurableSync() says
+ * }
+ * }</pre>
+ *
+ * Optional hooks ({@link #exactTruncation()}, {@link #exactTimeOffset()}) tighten assertions for
+ * stores that promise more than the SPI. Each test gets a fresh {@link TempDir} and a store opened
+ * on it before the test; the kit closes it afterwards.
+ *
+ * <p><b>What the kit assumes.</b> Time lookups ({@code timeOffset}) are driven by each message's
+ * {@link Message#createdAt()}, which the kit sets; the manager stamps it at append in production.
+ * The store must keep every field of a message exactly, instants to the nanosecond included.
+ *
+ * <p>Tests are named by the rule they pin. They wait with Awaitility and never sleep; the few
+ * timeouts passed to {@code awaitAppend} are short on purpose.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+public abstract class StoreContractTest {
+
+  /** A fixed instant for group timestamps and createdAt values. */
+  protected static final Instant T0 = Instant.parse("2024-05-01T12:00:00.123456789Z");
+
+  /** A fresh directory per test, for stores that keep files. */
+  @TempDir protected Path dir;
+
+  /** The store under test, opened on {@link #dir} before each test. */
+  protected Storage storage;
+
+  private ExecutorService executor;
+
+  /**
+   * Opens the store under test on {@code dir}: a new store for an empty directory, and, when {@link
+   * #persistent()}, the previous store's data again for a directory a closed store left behind.
+   * Non-persistent stores may ignore {@code dir}.
+   */
+  protected abstract Storage openStorage(Path dir) throws Exception;
+
+  /**
+   * Whether the store keeps everything across {@code close()} and {@link #openStorage} on the same
+   * directory. When true the reopen tests run; when false they are skipped.
+   */
+  protected abstract boolean persistent();
+
+  /** What {@link DurableQueueStore#supportsDurableSync()} must answer for this store. */
+  protected abstract boolean durableSync();
+
+  /**
+   * Whether {@code truncate} removes exactly the messages below the requested offset (head ==
+   * requested afterwards). Default false: a coarse store (whole segments) may keep more, and the
+   * kit then only checks {@code head <= requested} and that everything from the request on is
+   * readable.
+   */
+  protected boolean exactTruncation() {
+    return false;
+  }
+
+  /**
+   * Whether {@code timeOffset} answers exactly (the first message whose createdAt is at or after
+   * the time). Default false: the kit then checks only that any answer lies between the head and
+   * the exact answer.
+   */
+  protected boolean exactTimeOffset() {
+    return false;
+  }
+
+  @BeforeEach
+  void openStoreUnderTest() throws Exception {
+    executor = Executors.newCachedThreadPool();
+    storage = openStorage(dir);
+  }
+
+  @AfterEach
+  void closeStoreUnderTest() throws InterruptedException {
+    try {
+      if (storage != null) {
+        storage.close();
+      }
+    } finally {
+      executor.shutdownNow();
+      assertThat(executor.awaitTermination(30, TimeUnit.SECONDS))
+          .as("test threads finished")
+          .isTrue();
+    }
+  }
+
+  /** Closes the store and opens it again on the same directory. Only for persistent stores. */
+  protected void reopen() throws Exception {
+    storage.close();
+    storage = null;
+    storage = openStorage(dir);
+  }
+
+  /** The queue half of the store under test. */
+  protected DurableQueueStore queues() {
+    return storage.queues();
+  }
+
+  /** The group half of the store under test. */
+  protected ConsumerGroupStore groups() {
+    return storage.groups();
+  }
+
+  // ===========================================================================================
+  // Storage
+  // ===========================================================================================
+
+  @Test
+  void storageHandsOutTheSamePartsAndDescribesItself() {
+    assertThat(storage.queues()).isNotNull().isSameAs(storage.queues());
+    assertThat(storage.groups()).isNotNull().isSameAs(storage.groups());
+    assertThat(storage.description()).isNotBlank();
+  }
+
+  @Test
+  void newStoreIsEmpty() {
+    assertThat(queues().listQueues()).isEmpty();
+    assertThat(queues().findMatchingQueues("a/b")).isEmpty();
+  }
+
+  // ===========================================================================================
+  // Queue administration
+  // ===========================================================================================
+
+  @Test
+  void createQueueStartsAnEmptyLogAtOffsetZero() {
+    QueueConfig config = QueueConfig.durable("q").build();
+    queues().createQueue(config);
+    assertThat(queues().getQueue("q")).isEqualTo(config);
+    assertThat(queues().head("q")).isZero();
+    assertThat(queues().tail("q")).isZero();
+    assertThat(queues().count("q")).isZero();
+    assertThat(queues().readBatch("q", 0, 10)).isEmpty();
+  }
+
+  @Test
+  void createQueueKeepsEveryConfigField() {
+    QueueConfig config =
+        QueueConfig.reservedStream("$dlq/orders")
+            .topics("orders/+", "$queue/orders/#")
+            .primaryGroup("billing")
+            .retention(new RetentionPolicy(Duration.ofHours(3), 1 << 20, 5000))
+            .maxMessageSize(4096)
+            .maxDepth(77)
+            .messageTtl(Duration.ZERO)
+            .deliveryTimeout(Duration.ofSeconds(9))
+            .batchSize(7)
+            .heartbeatTimeout(Duration.ofSeconds(11))
+            .lastConsumerDisconnect(T0)
+            .build();
+    queues().createQueue(config);
+    assertThat(queues().getQueue("$dlq/orders")).isEqualTo(config);
+    assertThat(queues().getQueue("$dlq/orders").type()).isEqualTo(QueueType.STREAM);
+  }
+
+  @Test
+  void createQueueRefusesAnExistingNameAndKeepsTheOriginal() {
+    QueueConfig original = QueueConfig.durable("q").topics("a").build();
+    queues().createQueue(original);
+    queues().append("q", message("kept"));
+    assertThatThrownBy(() -> queues().createQueue(QueueConfig.durable("q").topics("b").build()))
+        .isInstanceOf(QueueAlreadyExistsException.class)
+        .hasMessageContaining("q");
+    assertThat(queues().getQueue("q")).isEqualTo(original);
+    assertThat(queues().tail("q")).isEqualTo(1);
+    assertThat(queues().findMatchingQueues("a")).containsExactly("q");
+    assertThat(queues().findMatchingQueues("b")).isEmpty();
+  }
+
+  @Test
+  void createQueueRejectsAMalformedTopicFilterAndCreatesNothing() {
+    for (String bad : List.of("a/#/b", "a+", "#x", "")) {
+      assertThatThrownBy(() -> queues().createQueue(QueueConfig.durable("q").topics(bad).build()))
+          .as("filter '%s'", bad)
+          .isInstanceOf(InvalidConfigException.class);
+    }
+    assertThat(queues().listQueues()).isEmpty();
+    assertThatThrownBy(() -> queues().getQueue("q")).isInstanceOf(QueueNotFoundException.class);
+    assertThat(queues().findMatchingQueues("a/x/b")).isEmpty();
+  }
+
+  @Test
+  void getQueueOfAnUnknownQueueIsQueueNotFound() {
+    assertThatThrownBy(() -> queues().getQueue("nope"))
+        .isInstanceOf(QueueNotFoundException.class)
+        .hasMessageContaining("nope");
+  }
+
+  @Test
+  void updateQueueReplacesTheConfigWholesale() {
+    queues().createQueue(QueueConfig.durable("q").maxDepth(10).primaryGroup("g").build());
+    QueueConfig next = QueueConfig.durable("q").maxDepth(20).lastConsumerDisconnect(T0).build();
+    queues().updateQueue(next);
+    assertThat(queues().getQueue("q")).isEqualTo(next);
+    assertThat(queues().getQueue("q").primaryGroup()).isEmpty();
+  }
+
+  @Test
+  void updateQueueReindexesTopicFilters() {
+    queues().createQueue(QueueConfig.durable("q").topics("old/#").build());
+    assertThat(queues().findMatchingQueues("old/x")).containsExactly("q");
+    queues().updateQueue(QueueConfig.durable("q").topics("new/+").build());
+    assertThat(queues().findMatchingQueues("old/x")).isEmpty();
+    assertThat(queues().findMatchingQueues("new/x")).containsExactly("q");
+  }
+
+  @Test
+  void updateQueueRejectsAMalformedTopicFilterAndKeepsTheOldConfig() {
+    QueueConfig original = QueueConfig.durable("q").topics("a").build();
+    queues().createQueue(original);
+    assertThatThrownBy(() -> queues().updateQueue(QueueConfig.durable("q").topics("a/#/b").build()))
+        .isInstanceOf(InvalidConfigException.class)
+        .hasMessageContaining("a/#/b");
+    assertThat(queues().getQueue("q")).isEqualTo(original);
+    assertThat(queues().findMatchingQueues("a")).containsExactly("q");
+  }
+
+  @Test
+  void updateQueueOfAnUnknownQueueIsQueueNotFound() {
+    assertThatThrownBy(() -> queues().updateQueue(QueueConfig.durable("nope").build()))
+        .isInstanceOf(QueueNotFoundException.class);
+    assertThat(queues().listQueues()).isEmpty();
+  }
+
+  @Test
+  void deleteQueueRemovesConfigLogGroupsAndIndexEntries() {
+    queues().createQueue(QueueConfig.durable("q").topics("a/#").build());
+    queues().append("q", message("x"));
+    groups().createGroup(group("q", "g"));
+    queues().deleteQueue("q");
+    assertThatThrownBy(() -> queues().getQueue("q")).isInstanceOf(QueueNotFoundException.class);
+    assertThatThrownBy(() -> queues().tail("q")).isInstanceOf(QueueNotFoundException.class);
+    assertThatThrownBy(() -> queues().read("q", 0)).isInstanceOf(QueueNotFoundException.class);
+    assertThatThrownBy(() -> groups().listGroups("q")).isInstanceOf(QueueNotFoundException.class);
+    assertThat(queues().listQueues()).isEmpty();
+    assertThat(queues().findMatchingQueues("a/b")).isEmpty();
+  }
+
+  @Test
+  void deleteQueueRefusesAReservedQueueAndDeletesNothing() {
+    QueueConfig reserved = QueueConfig.reservedStream("sys").topics("s/#").build();
+    queues().createQueue(reserved);
+    queues().append("sys", message("x"));
+    groups().createGroup(group("sys", "g"));
+    assertThatThrownBy(() -> queues().deleteQueue("sys"))
+        .isInstanceOf(ReservedQueueException.class)
+        .hasMessageContaining("sys");
+    assertThat(queues().getQueue("sys")).isEqualTo(reserved);
+    assertThat(utf8(queues().read("sys", 0))).isEqualTo("x");
+    assertThat(groups().findGroup("sys", "g")).isPresent();
+    assertThat(queues().findMatchingQueues("s/1")).containsExactly("sys");
+  }
+
+  @Test
+  void deleteQueueOfAnUnknownQueueIsQueueNotFound() {
+    assertThatThrownBy(() -> queues().deleteQueue("nope"))
+        .isInstanceOf(QueueNotFoundException.class)
+        .hasMessageContaining("nope");
+  }
+
+  @Test
+  void aDeletedNameCanBeCreatedAgainEmpty() throws InterruptedException {
+    queues().createQueue(QueueConfig.durable("q").topics("a").build());
+    queues().appendBatchAndSync("q", List.of(message("1"), message("2")), Map.of("p", "1"));
+    groups().createGroup(group("q", "g"));
+    queues().deleteQueue("q");
+    QueueConfig again = QueueConfig.durable("q").topics("b").build();
+    queues().createQueue(again);
+    assertThat(queues().getQueue("q")).isEqualTo(again);
+    assertThat(queues().head("q")).isZero();
+    assertThat(queues().tail("q")).isZero();
+    assertThat(queues().checkpoints("q")).isEmpty();
+    assertThat(groups().listGroups("q")).isEmpty();
+    assertThat(queues().findMatchingQueues("a")).isEmpty();
+    assertThat(queues().findMatchingQueues("b")).containsExactly("q");
+    assertThat(queues().append("q", message("new"))).isZero();
+  }
+
+  @Test
+  void listQueuesReturnsEveryConfig() {
+    QueueConfig a = QueueConfig.durable("a").build();
+    QueueConfig b = QueueConfig.ephemeral("b").build();
+    QueueConfig c = QueueConfig.reservedStream("c").build();
+    queues().createQueue(a);
+    queues().createQueue(b);
+    queues().createQueue(c);
+    assertThat(queues().listQueues()).containsExactlyInAnyOrder(a, b, c);
+  }
+
+  @Test
+  void findMatchingQueuesReturnsEachMatchingQueueOnce() {
+    queues().createQueue(QueueConfig.durable("both").topics("orders/+", "orders/#").build());
+    queues().createQueue(QueueConfig.durable("plus").topics("orders/+").build());
+    queues().createQueue(QueueConfig.durable("other").topics("users/#").build());
+    queues().createQueue(QueueConfig.durable("all").topics("#").build());
+    queues().createQueue(QueueConfig.durable("sys").topics("$queue/#").build());
+    assertThat(queues().findMatchingQueues("orders/1"))
+        .containsExactlyInAnyOrder("both", "plus", "all")
+        .doesNotHaveDuplicates();
+    assertThat(queues().findMatchingQueues("orders"))
+        .containsExactlyInAnyOrder("both", "all"); // a/# matches a
+    assertThat(queues().findMatchingQueues("$queue/x")).containsExactly("sys");
+    assertThat(queues().findMatchingQueues("")).isEmpty();
+  }
+
+  @Test
+  void queueNamesMayContainSlashesDollarsAndDots() {
+    List<String> names = List.of("$dlq/orders", "a/b/c", "x.y-z_1", "$queue");
+    for (String name : names) {
+      queues().createQueue(QueueConfig.durable(name).build());
+      queues().append(name, message(name));
+    }
+    for (String name : names) {
+      assertThat(utf8(queues().read(name, 0))).isEqualTo(name);
+      assertThat(queues().tail(name)).isEqualTo(1);
+    }
+    assertThat(queues().listQueues())
+        .extracting(QueueConfig::name)
+        .containsExactlyInAnyOrderElementsOf(names);
+  }
+
+  // ===========================================================================================
+  // Append and read
+  // ===========================================================================================
+
+  @Test
+  void appendAssignsConsecutiveOffsetsFromTheTail() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    for (int i = 0; i < 5; i++) {
+      assertThat(queues().append("q", message("m" + i))).isEqualTo(i);
+      assertThat(queues().tail("q")).isEqualTo(i + 1);
+    }
+    for (int i = 0; i < 5; i++) {
+      Message m = queues().read("q", i);
+      assertThat(m.offset()).isEqualTo(i);
+      assertThat(utf8(m)).isEqualTo("m" + i);
+    }
+  }
+
+  @Test
+  void appendedMessageCarriesItsOffsetAndEveryOtherFieldAsGiven() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    Message given =
+        Message.builder()
+            .id("msg-1")
+            .topic("orders/eu/1")
+            .key(new byte[] {0, 1, 2, (byte) 0xff})
+            .value("värde".getBytes(UTF_8))
+            .header(Header.of("trace", "abc"))
+            .header(Header.of("trace", "def"))
+            .header("bin", new byte[] {(byte) 0x80, 0})
+            .timestamp(1_714_564_800_123L, TimestampType.CREATE_TIME)
+            .createdAt(T0)
+            .expiresAt(T0.plus(Duration.ofDays(7)).plusNanos(1))
+            .state(MessageState.RETRY)
+            .property("client_id", "c-1")
+            .property("x-empty", "")
+            .build();
+    long offset = queues().append("q", given);
+    Message read = queues().read("q", offset);
+    assertThat(read).isEqualTo(given.withOffset(offset));
+    assertThat(read.offset()).isEqualTo(offset);
+    assertThat(queues().readBatch("q", offset, 1)).containsExactly(given.withOffset(offset));
+  }
+
+  @Test
+  void messageWithDefaultFieldsRoundTrips() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    Message bare = Message.builder().build();
+    long offset = queues().append("q", bare);
+    Message read = queues().read("q", offset);
+    assertThat(read).isEqualTo(bare.withOffset(offset));
+    assertThat(read.createdAt()).isNull();
+    assertThat(read.expiresAt()).isNull();
+    assertThat(read.timestampType()).isEqualTo(TimestampType.NO_TIMESTAMP);
+  }
+
+  @Test
+  void appendBatchAssignsContiguousOffsetsInListOrder() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().append("q", message("first"));
+    long firstOffset = queues().appendBatch("q", List.of(message("a"), message("b"), message("c")));
+    assertThat(firstOffset).isEqualTo(1);
+    assertThat(queues().tail("q")).isEqualTo(4);
+    assertThat(queues().readBatch("q", 0, 10))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("first", "a", "b", "c");
+    assertThat(queues().readBatch("q", 0, 10))
+        .extracting(Message::offset)
+        .containsExactly(0L, 1L, 2L, 3L);
+  }
+
+  @Test
+  void appendBatchRefusesAnEmptyListAndWritesNothing() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThatThrownBy(() -> queues().appendBatch("q", List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(queues().tail("q")).isZero();
+  }
+
+  @Test
+  void everyQueueOperationOnAnUnknownQueueIsQueueNotFound() {
+    Map<String, ThrowingCallable> calls = new LinkedHashMap<>();
+    calls.put("append", () -> queues().append("nope", message("x")));
+    calls.put("appendBatch", () -> queues().appendBatch("nope", List.of(message("x"))));
+    calls.put("appendAndSync", () -> queues().appendAndSync("nope", message("x")));
+    calls.put(
+        "appendBatchAndSync",
+        () -> queues().appendBatchAndSync("nope", List.of(message("x")), Map.of()));
+    calls.put("checkpoints", () -> queues().checkpoints("nope"));
+    calls.put("read", () -> queues().read("nope", 0));
+    calls.put("readBatch", () -> queues().readBatch("nope", 0, 1));
+    calls.put("head", () -> queues().head("nope"));
+    calls.put("tail", () -> queues().tail("nope"));
+    calls.put("count", () -> queues().count("nope"));
+    calls.put("truncate", () -> queues().truncate("nope", 1));
+    calls.put("awaitAppend", () -> queues().awaitAppend("nope", 0, Duration.ZERO));
+    calls.forEach(
+        (name, call) ->
+            assertThatThrownBy(call).as(name).isInstanceOf(QueueNotFoundException.class));
+  }
+
+  @Test
+  void optionalLookupsOnAnUnknownQueueNeverMakeUpAnOffset() throws Exception {
+    for (Callable<OptionalLong> lookup :
+        List.<Callable<OptionalLong>>of(
+            () -> queues().timeOffset("nope", T0), () -> queues().sizeOffset("nope", 100))) {
+      OptionalLong answer;
+      try {
+        answer = lookup.call();
+      } catch (QueueNotFoundException expected) {
+        continue;
+      }
+      assertThat(answer).as("a store without the capability answers empty").isEmpty();
+    }
+  }
+
+  @Test
+  void readOutsideHeadAndTailIsOffsetOutOfRange() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThatThrownBy(() -> queues().read("q", 0))
+        .isInstanceOfSatisfying(
+            OffsetOutOfRangeException.class,
+            e -> {
+              assertThat(e.offset()).isZero();
+              assertThat(e.head()).isZero();
+              assertThat(e.tail()).isZero();
+            });
+    queues().appendBatch("q", List.of(message("a"), message("b")));
+    for (long offset : new long[] {-1, 2, 3, Long.MAX_VALUE}) {
+      assertThatThrownBy(() -> queues().read("q", offset))
+          .as("offset %d", offset)
+          .isInstanceOfSatisfying(
+              OffsetOutOfRangeException.class,
+              e -> {
+                assertThat(e.offset()).isEqualTo(offset);
+                assertThat(e.tail()).isEqualTo(2);
+              });
+    }
+  }
+
+  @Test
+  void readBatchReturnsUpToLimitInOffsetOrder() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 10);
+    assertThat(queues().readBatch("q", 2, 3))
+        .extracting(Message::offset)
+        .containsExactly(2L, 3L, 4L);
+    assertThat(queues().readBatch("q", 8, 100)).extracting(Message::offset).containsExactly(8L, 9L);
+    assertThat(queues().readBatch("q", 0, Integer.MAX_VALUE)).hasSize(10);
+  }
+
+  @Test
+  void readBatchRaisesAStartBelowTheHeadToTheHead() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 10);
+    queues().truncate("q", 4);
+    long head = queues().head("q");
+    List<Message> batch = queues().readBatch("q", 0, 3);
+    assertThat(batch).extracting(Message::offset).containsExactly(head, head + 1, head + 2);
+    assertThat(queues().readBatch("q", -100, 1)).extracting(Message::offset).containsExactly(head);
+  }
+
+  @Test
+  void readBatchAtOrPastTheTailIsEmpty() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 3);
+    assertThat(queues().readBatch("q", 3, 10)).isNotNull().isEmpty();
+    assertThat(queues().readBatch("q", 1000, 10)).isNotNull().isEmpty();
+  }
+
+  @Test
+  void readBatchRefusesANonPositiveLimit() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 3);
+    assertThatThrownBy(() -> queues().readBatch("q", 0, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> queues().readBatch("q", 0, -1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void countIsTailMinusHead() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 7);
+    assertThat(queues().count("q")).isEqualTo(7);
+    queues().truncate("q", 3);
+    assertThat(queues().count("q")).isEqualTo(queues().tail("q") - queues().head("q"));
+  }
+
+  @Test
+  void nullKeyAndValueStayDistinctFromEmpty() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    byte[] empty = new byte[0];
+    List<Message> given =
+        List.of(
+            Message.builder().key(null).value(null).build(),
+            Message.builder().key(empty).value(null).build(),
+            Message.builder().key(null).value(empty).build(),
+            Message.builder().key(empty).value(empty).build());
+    long first = queues().appendBatch("q", given);
+    assertThat(queues().read("q", first).key()).isNull();
+    assertThat(queues().read("q", first).value()).isNull();
+    assertThat(queues().read("q", first + 1).key()).isEmpty();
+    assertThat(queues().read("q", first + 1).value()).isNull();
+    assertThat(queues().read("q", first + 2).key()).isNull();
+    assertThat(queues().read("q", first + 2).value()).isEmpty();
+    assertThat(queues().read("q", first + 3).key()).isEmpty();
+    assertThat(queues().read("q", first + 3).value()).isEmpty();
+  }
+
+  @Test
+  void headersKeepOrderRepeatedKeysAndNullValuesByteForByte() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    List<Header> headers =
+        List.of(
+            Header.of("k", new byte[] {1}),
+            Header.of("a", (byte[]) null),
+            Header.of("k", new byte[0]),
+            Header.of("", new byte[] {0, 0}),
+            Header.of("ключ", new byte[] {(byte) 0xff, (byte) 0xfe, 0x7f}),
+            Header.of("k", new byte[] {2}),
+            Header.of("a", "text"));
+    long offset = queues().append("q", Message.builder().headers(headers).build());
+    List<Header> read = queues().read("q", offset).headers();
+    assertThat(read).containsExactlyElementsOf(headers);
+    assertThat(read.get(1).value()).isNull();
+    assertThat(read.get(2).value()).isEmpty();
+  }
+
+  @Test
+  void propertiesRoundTripInOrder() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("z", "1");
+    props.put("a", "");
+    props.put("x-source-topic", "orders/1");
+    props.put("ünicode", "välue ✓");
+    long offset = queues().append("q", Message.builder().properties(props).build());
+    assertThat(queues().read("q", offset).properties()).containsExactlyEntriesOf(props);
+  }
+
+  @Test
+  void storedMessagesAreImmutableAgainstCallerBuffers() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    byte[] key = "key".getBytes(UTF_8);
+    byte[] value = "value".getBytes(UTF_8);
+    byte[] header = "header".getBytes(UTF_8);
+    long offset =
+        queues().append("q", Message.builder().key(key).value(value).header("h", header).build());
+    long batched =
+        queues().appendBatch("q", List.of(Message.builder().key(key).value(value).build()));
+    key[0] = 'X';
+    value[0] = 'X';
+    header[0] = 'X';
+    Message read = queues().read("q", offset);
+    read.key()[0] = 'Y';
+    read.value()[0] = 'Y';
+    read.headers().get(0).value()[0] = 'Y';
+    for (long o : new long[] {offset, batched}) {
+      Message again = queues().read("q", o);
+      assertThat(new String(again.key(), UTF_8)).isEqualTo("key");
+      assertThat(new String(again.value(), UTF_8)).isEqualTo("value");
+    }
+    assertThat(new String(queues().read("q", offset).headers().get(0).value(), UTF_8))
+        .isEqualTo("header");
+  }
+
+  @Test
+  void largeValuesRoundTrip() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    byte[] big = new byte[1 << 20];
+    for (int i = 0; i < big.length; i++) {
+      big[i] = (byte) (i * 31 + 7);
+    }
+    long offset = queues().append("q", Message.builder().value(big).build());
+    queues().append("q", message("after"));
+    assertThat(queues().read("q", offset).value()).isEqualTo(big);
+    assertThat(utf8(queues().read("q", offset + 1))).isEqualTo("after");
+  }
+
+  @Test
+  void queuesHaveIndependentLogs() {
+    queues().createQueue(QueueConfig.durable("a").build());
+    queues().createQueue(QueueConfig.durable("b").build());
+    queues().append("a", message("a0"));
+    queues().append("a", message("a1"));
+    assertThat(queues().append("b", message("b0"))).isZero();
+    assertThat(queues().tail("a")).isEqualTo(2);
+    queues().truncate("a", 2);
+    assertThat(utf8(queues().read("b", 0))).isEqualTo("b0");
+  }
+
+  @Test
+  void concurrentAppendsGetContiguousUniqueOffsetsInEachCallersOrder() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    int threads = 4;
+    int callsPerThread = 300;
+    List<Future<List<long[]>>> results = new ArrayList<>();
+    CountDownLatch start = new CountDownLatch(1);
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      results.add(
+          executor.submit(
+              () -> {
+                start.await();
+                List<long[]> offsets = new ArrayList<>(); // {first, size}
+                for (int i = 0; i < callsPerThread; i++) {
+                  int size = 1 + (i % 4);
+                  List<Message> batch = new ArrayList<>();
+                  for (int j = 0; j < size; j++) {
+                    batch.add(message(thread + ":" + i + ":" + j));
+                  }
+                  long first =
+                      size == 1
+                          ? queues().append("q", batch.get(0))
+                          : queues().appendBatch("q", batch);
+                  offsets.add(new long[] {first, size});
+                }
+                return offsets;
+              }));
+    }
+    start.countDown();
+    TreeSet<Long> seen = new TreeSet<>();
+    long total = 0;
+    for (int t = 0; t < threads; t++) {
+      long previous = -1;
+      List<long[]> calls = results.get(t).get(1, TimeUnit.MINUTES);
+      for (int i = 0; i < calls.size(); i++) {
+        long first = calls.get(i)[0];
+        int size = (int) calls.get(i)[1];
+        assertThat(first).as("offsets grow in one caller's order").isGreaterThan(previous);
+        previous = first;
+        for (int j = 0; j < size; j++) {
+          assertThat(seen.add(first + j)).as("offset %d handed out once", first + j).isTrue();
+          assertThat(utf8(queues().read("q", first + j))).isEqualTo(t + ":" + i + ":" + j);
+        }
+        total += size;
+      }
+    }
+    assertThat(queues().tail("q")).isEqualTo(total);
+    assertThat(seen.first()).isZero();
+    assertThat(seen.last()).isEqualTo(total - 1);
+    assertThat(seen).hasSize((int) total);
+  }
+
+  @Test
+  void tailNeverRunsAheadOfReadableData() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    AtomicBoolean done = new AtomicBoolean();
+    Future<Integer> reader =
+        executor.submit(
+            () -> {
+              int checks = 0;
+              while (!done.get() || checks == 0) {
+                long tail = queues().tail("q");
+                if (tail > 0) {
+                  assertThat(queues().read("q", tail - 1).offset()).isEqualTo(tail - 1);
+                  assertThat(queues().readBatch("q", tail - 1, 10)).isNotEmpty();
+                }
+                checks++;
+              }
+              return checks;
+            });
+    try {
+      for (int i = 0; i < 500; i++) {
+        if (i % 2 == 0) {
+          queues().append("q", message("m" + i));
+        } else {
+          queues().appendBatch("q", List.of(message("a" + i), message("b" + i)));
+        }
+      }
+    } finally {
+      done.set(true);
+    }
+    assertThat(reader.get(1, TimeUnit.MINUTES)).isPositive();
+  }
+
+  // ===========================================================================================
+  // Truncation
+  // ===========================================================================================
+
+  @Test
+  void truncateRemovesMessagesBelowTheRequestedOffsetAndKeepsTheRest() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 20);
+    queues().truncate("q", 12);
+    long head = queues().head("q");
+    assertThat(head).isBetween(0L, 12L);
+    if (exactTruncation()) {
+      assertThat(head).isEqualTo(12);
+    }
+    assertThat(queues().tail("q")).isEqualTo(20);
+    for (long o = head; o < 20; o++) {
+      assertThat(utf8(queues().read("q", o))).isEqualTo("v" + o);
+    }
+    if (head > 0) {
+      assertThatThrownBy(() -> queues().read("q", head - 1))
+          .isInstanceOf(OffsetOutOfRangeException.class);
+    }
+  }
+
+  @Test
+  void truncateAtOrBelowTheHeadDoesNothing() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 10);
+    queues().truncate("q", 5);
+    long head = queues().head("q");
+    queues().truncate("q", head);
+    queues().truncate("q", 0);
+    queues().truncate("q", -3);
+    assertThat(queues().head("q")).isEqualTo(head);
+    assertThat(queues().tail("q")).isEqualTo(10);
+  }
+
+  @Test
+  void truncateAboveTheTailClampsToTheTail() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 10);
+    queues().truncate("q", 1_000);
+    assertThat(queues().tail("q")).isEqualTo(10);
+    assertThat(queues().head("q")).isBetween(0L, 10L);
+    if (exactTruncation()) {
+      assertThat(queues().head("q")).isEqualTo(10);
+      assertThat(queues().count("q")).isZero();
+    }
+    assertThat(queues().append("q", message("v10"))).isEqualTo(10);
+    assertThat(utf8(queues().read("q", 10))).isEqualTo("v10");
+  }
+
+  @Test
+  void truncateOfAnEmptyQueueKeepsItEmptyAtZero() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().truncate("q", 5);
+    assertThat(queues().head("q")).isZero();
+    assertThat(queues().tail("q")).isZero();
+    assertThat(queues().append("q", message("first"))).isZero();
+  }
+
+  @Test
+  void appendsContinueAtTheTailAfterTruncation() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 10);
+    queues().truncate("q", 10);
+    assertThat(queues().append("q", message("v10"))).isEqualTo(10);
+    assertThat(queues().appendBatch("q", List.of(message("v11"), message("v12")))).isEqualTo(11);
+    assertThat(queues().readBatch("q", 10, 10))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("v10", "v11", "v12");
+  }
+
+  @Test
+  void repeatedTruncationsOnlyEverMoveTheHeadForward() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    long previousHead = 0;
+    for (int round = 0; round < 20; round++) {
+      appendValues("q", 25);
+      long tail = queues().tail("q");
+      long requested = tail - 10;
+      queues().truncate("q", requested);
+      long head = queues().head("q");
+      assertThat(head).isBetween(previousHead, requested);
+      assertThat(utf8(queues().read("q", requested))).isEqualTo("v" + requested);
+      previousHead = head;
+    }
+  }
+
+  // ===========================================================================================
+  // Optional lookups
+  // ===========================================================================================
+
+  @Test
+  void timeOffsetOfAnEmptyQueueIsTheHead() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    OptionalLong answer = queues().timeOffset("q", T0);
+    answer.ifPresent(o -> assertThat(o).isZero());
+  }
+
+  @Test
+  void timeOffsetIsNeverLaterThanTheFirstMessageCreatedAtOrAfterTheTime() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    int n = 200;
+    for (int i = 0; i < n; i++) {
+      queues().append("q", message("v" + i, T0.plusSeconds(10L * i)));
+    }
+    queues().truncate("q", 20);
+    long head = queues().head("q");
+    for (long seconds = -10; seconds <= 10L * n + 10; seconds += 7) {
+      Instant at = T0.plusSeconds(seconds);
+      long exact = Math.max(head, Math.min(n, Math.floorDiv(seconds + 9, 10)));
+      OptionalLong answer = queues().timeOffset("q", at);
+      if (answer.isPresent()) {
+        assertThat(answer.getAsLong()).as("timeOffset(%s)", at).isBetween(head, exact);
+        if (exactTimeOffset()) {
+          assertThat(answer.getAsLong()).as("exact timeOffset(%s)", at).isEqualTo(exact);
+        }
+      }
+    }
+    OptionalLong atTheLast = queues().timeOffset("q", T0.plusSeconds(10L * (n - 1)));
+    atTheLast.ifPresent(o -> assertThat(o).isBetween(head, n - 1L));
+  }
+
+  @Test
+  void sizeOffsetStaysWithinTheLogAndShrinksAsTheBudgetGrows() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().sizeOffset("q", 1000).ifPresent(o -> assertThat(o).isZero());
+    for (int i = 0; i < 100; i++) {
+      queues().append("q", Message.builder().value(new byte[100]).build());
+    }
+    queues().truncate("q", 10);
+    long head = queues().head("q");
+    long tail = queues().tail("q");
+    long previous = Long.MAX_VALUE;
+    for (long budget : new long[] {0, 1, 150, 1_000, 5_000, 20_000, 100_000, 1 << 30}) {
+      OptionalLong answer = queues().sizeOffset("q", budget);
+      if (answer.isPresent()) {
+        long o = answer.getAsLong();
+        assertThat(o).as("sizeOffset(%d)", budget).isBetween(head, tail);
+        assertThat(o)
+            .as("sizeOffset(%d) does not grow with the budget", budget)
+            .isLessThanOrEqualTo(previous);
+        previous = o;
+      }
+    }
+    queues()
+        .sizeOffset("q", Long.MAX_VALUE)
+        .ifPresent(o -> assertThat(o).as("an unlimited budget keeps everything").isEqualTo(head));
+  }
+
+  // ===========================================================================================
+  // awaitAppend
+  // ===========================================================================================
+
+  @Test
+  void awaitAppendWakesUpOnAppend() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 3);
+    AtomicReference<Thread> waiterThread = new AtomicReference<>();
+    CompletableFuture<Boolean> waiter =
+        CompletableFuture.supplyAsync(
+            () -> {
+              waiterThread.set(Thread.currentThread());
+              return awaitUnchecked("q", 3, Duration.ofMinutes(1));
+            },
+            executor);
+    awaitParked(waiterThread);
+    assertThat(waiter).isNotDone();
+    queues().append("q", message("v3"));
+    assertThat(waiter.get(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void awaitAppendReturnsFalseWhenTheTimeoutPasses() throws InterruptedException {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 2);
+    long started = System.nanoTime();
+    assertThat(queues().awaitAppend("q", 2, Duration.ofMillis(50))).isFalse();
+    assertThat(System.nanoTime() - started)
+        .as("waited for the timeout")
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(40));
+    assertThat(queues().awaitAppend("q", 5, Duration.ZERO)).isFalse();
+  }
+
+  @Test
+  void awaitAppendReturnsAtOnceWhenTheOffsetExistsOrWasTruncated() throws InterruptedException {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 5);
+    assertThat(queues().awaitAppend("q", 4, Duration.ZERO)).isTrue();
+    assertThat(queues().awaitAppend("q", 0, Duration.ofMinutes(1))).isTrue();
+    queues().truncate("q", 5);
+    assertThat(queues().awaitAppend("q", 2, Duration.ZERO)).isTrue();
+    assertThat(queues().awaitAppend("q", 5, Duration.ZERO)).isFalse();
+  }
+
+  @Test
+  void awaitAppendIsInterruptible() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    AtomicReference<Thread> waiterThread = new AtomicReference<>();
+    Future<Boolean> waiter =
+        executor.submit(
+            () -> {
+              waiterThread.set(Thread.currentThread());
+              return queues().awaitAppend("q", 0, Duration.ofMinutes(1));
+            });
+    awaitParked(waiterThread);
+    waiterThread.get().interrupt();
+    assertThatThrownBy(() -> waiter.get(30, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(InterruptedException.class);
+    assertThat(queues().tail("q")).isZero();
+  }
+
+  // ===========================================================================================
+  // Durable appends and checkpoints
+  // ===========================================================================================
+
+  @Test
+  void supportsDurableSyncIsHonest() {
+    assertThat(queues().supportsDurableSync()).isEqualTo(durableSync());
+  }
+
+  @Test
+  void appendAndSyncAppendsAtTheTail() throws InterruptedException {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().append("q", message("v0"));
+    assertThat(queues().appendAndSync("q", message("v1"))).isEqualTo(1);
+    assertThat(queues().appendBatchAndSync("q", List.of(message("v2"), message("v3")), Map.of()))
+        .isEqualTo(2);
+    assertThat(queues().readBatch("q", 0, 10))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("v0", "v1", "v2", "v3");
+  }
+
+  @Test
+  void checkpointsStartEmpty() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().append("q", message("plain"));
+    assertThat(queues().checkpoints("q")).isEmpty();
+  }
+
+  @Test
+  void appendBatchAndSyncMergesCheckpointsWithTheBatch() throws InterruptedException {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().createQueue(QueueConfig.durable("other").build());
+    queues().appendBatchAndSync("q", List.of(message("a")), Map.of("t-0", "5", "t-1", "9"));
+    assertThat(queues().checkpoints("q"))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("t-0", "5", "t-1", "9"));
+    queues().appendBatchAndSync("q", List.of(message("b")), Map.of("t-1", "10", "t-2", "1"));
+    queues().appendBatchAndSync("q", List.of(message("c")), Map.of());
+    queues().append("q", message("d"));
+    queues().appendAndSync("q", message("e"));
+    assertThat(queues().checkpoints("q"))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("t-0", "5", "t-1", "10", "t-2", "1"));
+    assertThat(queues().checkpoints("other")).isEmpty();
+  }
+
+  @Test
+  void checkpointsReturnsACopy() throws InterruptedException {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().appendBatchAndSync("q", List.of(message("a")), Map.of("k", "1"));
+    Map<String, String> copy = queues().checkpoints("q");
+    catchThrowable(() -> copy.put("k", "changed"));
+    catchThrowable(() -> copy.put("new", "x"));
+    assertThat(queues().checkpoints("q")).containsExactlyEntriesOf(Map.of("k", "1"));
+  }
+
+  @Test
+  void appendBatchAndSyncRefusesAnEmptyBatchAndWritesNoCheckpoints() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThatThrownBy(() -> queues().appendBatchAndSync("q", List.of(), Map.of("k", "1")))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(queues().tail("q")).isZero();
+    assertThat(queues().checkpoints("q")).isEmpty();
+  }
+
+  @Test
+  void checkpointsAreNeverVisibleBeforeTheirBatch() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    AtomicBoolean done = new AtomicBoolean();
+    Future<Integer> reader =
+        executor.submit(
+            () -> {
+              int checks = 0;
+              while (!done.get() || checks == 0) {
+                String mark = queues().checkpoints("q").get("tail");
+                long tail = queues().tail("q");
+                if (mark != null) {
+                  assertThat(tail)
+                      .as("a checkpoint is visible only with its batch")
+                      .isGreaterThanOrEqualTo(Long.parseLong(mark));
+                }
+                checks++;
+              }
+              return checks;
+            });
+    try {
+      for (int i = 0; i < 100; i++) {
+        long tailAfter = 2L * (i + 1);
+        queues()
+            .appendBatchAndSync(
+                "q", List.of(message("a" + i), message("b" + i)), Map.of("tail", "" + tailAfter));
+      }
+    } finally {
+      done.set(true);
+    }
+    assertThat(reader.get(1, TimeUnit.MINUTES)).isPositive();
+    assertThat(queues().checkpoints("q")).containsEntry("tail", "200");
+  }
+
+  @Test
+  void concurrentDurableAppendsGetContiguousUniqueOffsets() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    int threads = 4;
+    int callsPerThread = 40;
+    List<Future<List<Long>>> results = new ArrayList<>();
+    CountDownLatch start = new CountDownLatch(1);
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      results.add(
+          executor.submit(
+              () -> {
+                start.await();
+                List<Long> firsts = new ArrayList<>();
+                for (int i = 0; i < callsPerThread; i++) {
+                  if (i % 2 == 0) {
+                    firsts.add(queues().appendAndSync("q", message(thread + ":" + i + ":0")));
+                  } else {
+                    firsts.add(
+                        queues()
+                            .appendBatchAndSync(
+                                "q",
+                                List.of(
+                                    message(thread + ":" + i + ":0"),
+                                    message(thread + ":" + i + ":1")),
+                                Map.of("writer-" + thread, "" + i)));
+                  }
+                }
+                return firsts;
+              }));
+    }
+    start.countDown();
+    Set<Long> seen = new TreeSet<>();
+    for (int t = 0; t < threads; t++) {
+      List<Long> firsts = results.get(t).get(1, TimeUnit.MINUTES);
+      for (int i = 0; i < firsts.size(); i++) {
+        int size = i % 2 == 0 ? 1 : 2;
+        for (int j = 0; j < size; j++) {
+          long offset = firsts.get(i) + j;
+          assertThat(seen.add(offset)).as("offset %d handed out once", offset).isTrue();
+          assertThat(utf8(queues().read("q", offset))).isEqualTo(t + ":" + i + ":" + j);
+        }
+      }
+    }
+    long total = threads * (callsPerThread / 2) * 3L;
+    assertThat(seen).hasSize((int) total);
+    assertThat(queues().tail("q")).isEqualTo(total);
+    Map<String, String> expected = new HashMap<>();
+    for (int t = 0; t < threads; t++) {
+      expected.put("writer-" + t, "" + (callsPerThread - 1));
+    }
+    assertThat(queues().checkpoints("q")).containsExactlyInAnyOrderEntriesOf(expected);
+  }
+
+  @Test
+  void appendAndSyncInterruptedBeforeTheAppendWritesNothing() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().append("q", message("v0"));
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(() -> queues().appendAndSync("q", message("lost")))
+          .isInstanceOf(InterruptedException.class);
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(queues().tail("q")).isEqualTo(1);
+  }
+
+  @Test
+  void appendBatchAndSyncInterruptedBeforeTheAppendWritesNothing() throws InterruptedException {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().appendBatchAndSync("q", List.of(message("v0")), Map.of("k", "1"));
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(
+              () ->
+                  queues()
+                      .appendBatchAndSync(
+                          "q", List.of(message("lost"), message("lost")), Map.of("k", "2")))
+          .isInstanceOf(InterruptedException.class);
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(queues().tail("q")).isEqualTo(1);
+    assertThat(queues().checkpoints("q")).containsExactlyEntriesOf(Map.of("k", "1"));
+  }
+
+  // ===========================================================================================
+  // Close
+  // ===========================================================================================
+
+  @Test
+  void everyOperationAfterCloseIsStoreClosed() throws InterruptedException {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().appendBatchAndSync("q", List.of(message("x")), Map.of("k", "v"));
+    groups().createGroup(group("q", "g"));
+    DurableQueueStore q = queues();
+    ConsumerGroupStore g = groups();
+    storage.close();
+
+    Map<String, ThrowingCallable> calls = new LinkedHashMap<>();
+    calls.put("createQueue", () -> q.createQueue(QueueConfig.durable("n").build()));
+    calls.put("getQueue", () -> q.getQueue("q"));
+    calls.put("updateQueue", () -> q.updateQueue(QueueConfig.durable("q").build()));
+    calls.put("deleteQueue", () -> q.deleteQueue("q"));
+    calls.put("listQueues", q::listQueues);
+    calls.put("findMatchingQueues", () -> q.findMatchingQueues("a"));
+    calls.put("append", () -> q.append("q", message("y")));
+    calls.put("appendBatch", () -> q.appendBatch("q", List.of(message("y"))));
+    calls.put("appendAndSync", () -> q.appendAndSync("q", message("y")));
+    calls.put(
+        "appendBatchAndSync", () -> q.appendBatchAndSync("q", List.of(message("y")), Map.of()));
+    calls.put("checkpoints", () -> q.checkpoints("q"));
+    calls.put("read", () -> q.read("q", 0));
+    calls.put("readBatch", () -> q.readBatch("q", 0, 1));
+    calls.put("head", () -> q.head("q"));
+    calls.put("tail", () -> q.tail("q"));
+    calls.put("count", () -> q.count("q"));
+    calls.put("truncate", () -> q.truncate("q", 1));
+    calls.put("awaitAppend", () -> q.awaitAppend("q", 5, Duration.ofSeconds(30)));
+    calls.put("createGroup", () -> g.createGroup(group("q", "h")));
+    calls.put("findGroup", () -> g.findGroup("q", "g"));
+    calls.put("getGroup", () -> g.getGroup("q", "g"));
+    calls.put("updateGroup", () -> g.updateGroup(group("q", "g")));
+    calls.put("deleteGroup", () -> g.deleteGroup("q", "g"));
+    calls.put("listGroups", () -> g.listGroups("q"));
+    calls.put("addPending", () -> g.addPending("q", "g", pending(0, "c")));
+    calls.put("removePending", () -> g.removePending("q", "g", "c", 0));
+    calls.put("updatePending", () -> g.updatePending("q", "g", pending(0, "c")));
+    calls.put(
+        "transferPending",
+        () -> g.transferPending("q", "g", 0, "c", "d", T0, Duration.ofSeconds(1)));
+    calls.put("getPending", () -> g.getPending("q", "g", "c"));
+    calls.put("getAllPending", () -> g.getAllPending("q", "g"));
+    calls.put("updateCursor", () -> g.updateCursor("q", "g", 1, T0));
+    calls.put("updateCommitted", () -> g.updateCommitted("q", "g", 1, T0));
+    calls.put("registerConsumer", () -> g.registerConsumer("q", "g", consumer("c", T0)));
+    calls.put("unregisterConsumer", () -> g.unregisterConsumer("q", "g", "c"));
+    calls.put("listConsumers", () -> g.listConsumers("q", "g"));
+    calls.forEach(
+        (name, call) -> assertThatThrownBy(call).as(name).isInstanceOf(StoreClosedException.class));
+    Throwable time = catchThrowable(() -> q.timeOffset("q", T0));
+    Throwable size = catchThrowable(() -> q.sizeOffset("q", 10));
+    for (Throwable t : new Throwable[] {time, size}) {
+      if (t != null) { // a store without the capability may answer empty without looking
+        assertThat(t).isInstanceOf(StoreClosedException.class);
+      }
+    }
+  }
+
+  @Test
+  void closeIsIdempotent() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    DurableQueueStore q = queues();
+    assertThatCode(
+            () -> {
+              storage.close();
+              storage.close();
+              q.close();
+            })
+        .doesNotThrowAnyException();
+  }
+
+  // ===========================================================================================
+  // Consumer groups
+  // ===========================================================================================
+
+  @Test
+  void createGroupThenFindAndGetReturnIt() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    ConsumerGroupState g =
+        ConsumerGroupState.create("q", "workers@orders/+", "orders/+", GroupMode.STREAM, false, T0);
+    groups().createGroup(g);
+    assertThat(groups().findGroup("q", "workers@orders/+")).contains(g);
+    assertThat(groups().getGroup("q", "workers@orders/+")).isEqualTo(g);
+    assertThat(g.cursor()).isZero();
+  }
+
+  @Test
+  void createGroupRefusesAnExistingIdAndKeepsTheOriginal() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    ConsumerGroupState original = group("q", "g").withCursor(5, T0);
+    groups().createGroup(original);
+    assertThatThrownBy(() -> groups().createGroup(group("q", "g")))
+        .isInstanceOf(ConsumerGroupExistsException.class)
+        .hasMessageContaining("g");
+    assertThat(groups().getGroup("q", "g")).isEqualTo(original);
+  }
+
+  @Test
+  void createGroupOnAnUnknownQueueIsQueueNotFound() {
+    assertThatThrownBy(() -> groups().createGroup(group("nope", "g")))
+        .isInstanceOf(QueueNotFoundException.class);
+  }
+
+  @Test
+  void findGroupIsEmptyForAnUnknownGroupAndQueueNotFoundForAnUnknownQueue() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThat(groups().findGroup("q", "none")).isEmpty();
+    assertThatThrownBy(() -> groups().findGroup("nope", "g"))
+        .isInstanceOf(QueueNotFoundException.class);
+  }
+
+  @Test
+  void getGroupOfAnUnknownGroupIsGroupNotFound() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThatThrownBy(() -> groups().getGroup("q", "none"))
+        .isInstanceOf(GroupNotFoundException.class)
+        .hasMessageContaining("none");
+  }
+
+  @Test
+  void updateGroupReplacesTheWholeState() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    Instant later = T0.plusSeconds(5);
+    ConsumerGroupState next =
+        group("q", "g")
+            .withMode(GroupMode.STREAM, false, later)
+            .withCursor(10, later)
+            .withCommitted(7, later)
+            .withPending(List.of(pending(8, "c1"), pending(9, "c2")), later)
+            .withConsumers(Map.of("c1", consumer("c1", later)), later);
+    groups().updateGroup(next);
+    assertThat(groups().getGroup("q", "g")).isEqualTo(next);
+    ConsumerGroupState cleared = next.withPending(List.of(), later).withConsumers(Map.of(), later);
+    groups().updateGroup(cleared);
+    assertThat(groups().getGroup("q", "g")).isEqualTo(cleared);
+  }
+
+  @Test
+  void updateGroupOfAnUnknownGroupIsGroupNotFoundAndCreatesNothing() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThatThrownBy(() -> groups().updateGroup(group("q", "none")))
+        .isInstanceOf(GroupNotFoundException.class);
+    assertThat(groups().findGroup("q", "none")).isEmpty();
+  }
+
+  @Test
+  void deleteGroupIsIdempotent() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().createGroup(group("q", "keep"));
+    groups().deleteGroup("q", "g");
+    assertThat(groups().findGroup("q", "g")).isEmpty();
+    assertThatCode(
+            () -> {
+              groups().deleteGroup("q", "g");
+              groups().deleteGroup("q", "never");
+              groups().deleteGroup("no-such-queue", "g");
+            })
+        .doesNotThrowAnyException();
+    assertThat(groups().findGroup("q", "keep")).isPresent();
+  }
+
+  @Test
+  void listGroupsReturnsEveryGroupOfTheQueueOnly() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().createQueue(QueueConfig.durable("other").build());
+    assertThat(groups().listGroups("q")).isEmpty();
+    ConsumerGroupState a = group("q", "a");
+    ConsumerGroupState b = group("q", "b").withCursor(3, T0);
+    groups().createGroup(a);
+    groups().createGroup(b);
+    groups().createGroup(group("other", "a"));
+    assertThat(groups().listGroups("q")).containsExactlyInAnyOrder(a, b);
+    assertThatThrownBy(() -> groups().listGroups("nope"))
+        .isInstanceOf(QueueNotFoundException.class);
+  }
+
+  @Test
+  void sameGroupIdOnTwoQueuesIsTwoIndependentGroups() {
+    queues().createQueue(QueueConfig.durable("a").build());
+    queues().createQueue(QueueConfig.durable("b").build());
+    groups().createGroup(group("a", "g"));
+    groups().createGroup(group("b", "g"));
+    groups().updateCursor("a", "g", 9, T0);
+    groups().addPending("b", "g", pending(1, "c"));
+    assertThat(groups().getGroup("a", "g").cursor()).isEqualTo(9);
+    assertThat(groups().getGroup("a", "g").pending()).isEmpty();
+    assertThat(groups().getGroup("b", "g").cursor()).isZero();
+    assertThat(groups().getGroup("b", "g").pending()).containsExactly(pending(1, "c"));
+  }
+
+  @Test
+  void addPendingKeepsEntriesByOffsetAndReplacesTheOneAtTheSameOffset() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(5, "c1"));
+    groups().addPending("q", "g", pending(2, "c2"));
+    groups().addPending("q", "g", pending(9, "c1"));
+    PendingEntry replacement =
+        new PendingEntry(5, "c2", T0.plusSeconds(1), 2, T0, T0.plusSeconds(31));
+    groups().addPending("q", "g", replacement);
+    assertThat(groups().getAllPending("q", "g"))
+        .containsExactly(pending(2, "c2"), replacement, pending(9, "c1"));
+    assertThat(groups().getPending("q", "g", "c1")).containsExactly(pending(9, "c1"));
+    assertThat(groups().getPending("q", "g", "c2")).containsExactly(pending(2, "c2"), replacement);
+    assertThat(groups().getPending("q", "g", "nobody")).isEmpty();
+  }
+
+  @Test
+  void removePendingRemovesTheHoldersEntry() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(1, "c1"));
+    groups().addPending("q", "g", pending(2, "c1"));
+    groups().removePending("q", "g", "c1", 1);
+    assertThat(groups().getAllPending("q", "g")).containsExactly(pending(2, "c1"));
+  }
+
+  @Test
+  void removePendingByAConsumerThatDoesNotHoldTheOffsetIsPendingEntryNotFound() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(1, "c1"));
+    assertThatThrownBy(() -> groups().removePending("q", "g", "c2", 1))
+        .isInstanceOf(PendingEntryNotFoundException.class);
+    assertThatThrownBy(() -> groups().removePending("q", "g", "c1", 7))
+        .isInstanceOf(PendingEntryNotFoundException.class);
+    assertThat(groups().getAllPending("q", "g")).containsExactly(pending(1, "c1"));
+  }
+
+  @Test
+  void updatePendingReplacesTheEntryWhoeverHoldsIt() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(3, "c1"));
+    PendingEntry renewed = new PendingEntry(3, "c2", T0.plusSeconds(4), 1, T0, T0.plusSeconds(60));
+    groups().updatePending("q", "g", renewed);
+    assertThat(groups().getAllPending("q", "g")).containsExactly(renewed);
+  }
+
+  @Test
+  void updatePendingOfAnOffsetNobodyHoldsIsPendingEntryNotFound() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(3, "c1"));
+    assertThatThrownBy(() -> groups().updatePending("q", "g", pending(4, "c1")))
+        .isInstanceOf(PendingEntryNotFoundException.class);
+    assertThat(groups().getAllPending("q", "g")).containsExactly(pending(3, "c1"));
+  }
+
+  @Test
+  void transferPendingMovesTheEntryAndCountsADelivery() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    PendingEntry original = new PendingEntry(4, "c1", T0, 2, T0.minusSeconds(60), T0);
+    groups().addPending("q", "g", original);
+    Instant now = T0.plusSeconds(30);
+    PendingEntry moved =
+        groups().transferPending("q", "g", 4, "c1", "c2", now, Duration.ofSeconds(30));
+    PendingEntry expected =
+        new PendingEntry(4, "c2", now, 3, T0.minusSeconds(60), now.plusSeconds(30));
+    assertThat(moved).isEqualTo(expected);
+    assertThat(groups().getAllPending("q", "g")).containsExactly(expected);
+    assertThat(groups().getPending("q", "g", "c1")).isEmpty();
+  }
+
+  @Test
+  void transferPendingFromAConsumerThatDoesNotHoldTheOffsetIsPendingEntryNotFound() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(4, "c1"));
+    assertThatThrownBy(
+            () -> groups().transferPending("q", "g", 4, "c3", "c2", T0, Duration.ofSeconds(1)))
+        .isInstanceOf(PendingEntryNotFoundException.class);
+    assertThatThrownBy(
+            () -> groups().transferPending("q", "g", 5, "c1", "c2", T0, Duration.ofSeconds(1)))
+        .isInstanceOf(PendingEntryNotFoundException.class);
+    assertThat(groups().getAllPending("q", "g")).containsExactly(pending(4, "c1"));
+  }
+
+  @Test
+  void updateCursorSetsTheCursorAndTheUpdateTime() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g").withCommitted(3, T0));
+    groups().updateCursor("q", "g", 42, T0.plusSeconds(1));
+    ConsumerGroupState g = groups().getGroup("q", "g");
+    assertThat(g.cursor()).isEqualTo(42);
+    assertThat(g.committed()).isEqualTo(3);
+    assertThat(g.updatedAt()).isEqualTo(T0.plusSeconds(1));
+    groups().updateCursor("q", "g", 7, T0.plusSeconds(2));
+    assertThat(groups().getGroup("q", "g").cursor()).isEqualTo(7);
+  }
+
+  @Test
+  void updateCommittedBeyondTheCursorRaisesTheCursor() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g").withCursor(10, T0));
+    groups().updateCommitted("q", "g", 4, T0.plusSeconds(1));
+    assertThat(groups().getGroup("q", "g").committed()).isEqualTo(4);
+    assertThat(groups().getGroup("q", "g").cursor()).isEqualTo(10);
+    groups().updateCommitted("q", "g", 15, T0.plusSeconds(2));
+    ConsumerGroupState g = groups().getGroup("q", "g");
+    assertThat(g.committed()).isEqualTo(15);
+    assertThat(g.cursor()).isEqualTo(15);
+    assertThat(g.updatedAt()).isEqualTo(T0.plusSeconds(2));
+  }
+
+  @Test
+  void registerConsumerAddsOrRefreshesAMember() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().registerConsumer("q", "g", consumer("c1", T0));
+    groups().registerConsumer("q", "g", consumer("c2", T0));
+    ConsumerInfo refreshed = new ConsumerInfo("c1", "c1", T0.plusSeconds(9), T0.plusSeconds(9));
+    groups().registerConsumer("q", "g", refreshed);
+    assertThat(groups().listConsumers("q", "g"))
+        .containsExactlyInAnyOrder(refreshed, consumer("c2", T0));
+    assertThat(groups().getGroup("q", "g").consumers()).containsEntry("c1", refreshed);
+  }
+
+  @Test
+  void unregisterConsumerKeepsItsPendingEntries() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().registerConsumer("q", "g", consumer("c1", T0));
+    groups().registerConsumer("q", "g", consumer("c2", T0));
+    groups().addPending("q", "g", pending(1, "c1"));
+    groups().addPending("q", "g", pending(2, "c2"));
+    groups().unregisterConsumer("q", "g", "c1");
+    assertThat(groups().listConsumers("q", "g")).containsExactly(consumer("c2", T0));
+    assertThat(groups().getAllPending("q", "g"))
+        .containsExactly(pending(1, "c1"), pending(2, "c2"));
+    ConsumerGroupState before = groups().getGroup("q", "g");
+    groups().unregisterConsumer("q", "g", "never-registered");
+    assertThat(groups().getGroup("q", "g")).isEqualTo(before);
+  }
+
+  @Test
+  void groupOperationsOnAnUnknownGroupAreGroupNotFound() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertGroupOperationsFail("q", "none", GroupNotFoundException.class);
+  }
+
+  @Test
+  void groupOperationsOnAnUnknownQueueFailWithoutCreatingAnything() {
+    assertGroupOperationsFail(
+        "nope", "g", QueueNotFoundException.class, GroupNotFoundException.class);
+    assertThat(queues().listQueues()).isEmpty();
+  }
+
+  @Test
+  void deleteQueueDeletesItsGroups() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(0, "c"));
+    queues().deleteQueue("q");
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThat(groups().listGroups("q")).isEmpty();
+    assertThat(groups().findGroup("q", "g")).isEmpty();
+    groups().createGroup(group("q", "g"));
+    assertThat(groups().getAllPending("q", "g")).isEmpty();
+  }
+
+  @Test
+  void concurrentMutationsOfDistinctGroupsLoseNothing() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    int threads = 4;
+    int entries = 50;
+    for (int t = 0; t < threads; t++) {
+      groups().createGroup(group("q", "g" + t));
+    }
+    List<Future<?>> done = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      String id = "g" + t;
+      done.add(
+          executor.submit(
+              () -> {
+                for (int i = 0; i < entries; i++) {
+                  groups().addPending("q", id, pending(i, "c"));
+                  groups().updateCursor("q", id, i + 1, T0);
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : done) {
+      f.get(1, TimeUnit.MINUTES);
+    }
+    for (int t = 0; t < threads; t++) {
+      ConsumerGroupState g = groups().getGroup("q", "g" + t);
+      assertThat(g.pending()).hasSize(entries);
+      assertThat(g.cursor()).isEqualTo(entries);
+    }
+  }
+
+  // ===========================================================================================
+  // Persistence (persistent() stores only)
+  // ===========================================================================================
+
+  @Test
+  void queuesConfigsAndMessagesSurviveReopen() throws Exception {
+    assumePersistent();
+    QueueConfig a = QueueConfig.durable("a").topics("x/#").maxDepth(5).build();
+    QueueConfig b = QueueConfig.reservedStream("$dlq/b").lastConsumerDisconnect(T0).build();
+    QueueConfig empty = QueueConfig.ephemeral("empty").build();
+    queues().createQueue(a);
+    queues().createQueue(b);
+    queues().createQueue(empty);
+    Message full =
+        Message.builder()
+            .id("1")
+            .topic("x/y")
+            .key(new byte[] {1, 2})
+            .value(null)
+            .header("h", (byte[]) null)
+            .header("h", new byte[0])
+            .timestamp(77, TimestampType.LOG_APPEND_TIME)
+            .createdAt(T0)
+            .expiresAt(T0.plusNanos(5))
+            .state(MessageState.DLQ)
+            .property("p", "v")
+            .build();
+    List<Message> expectedA = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      Message m = i == 3 ? full : message("a" + i, T0.plusSeconds(i));
+      expectedA.add(m.withOffset(queues().append("a", m)));
+    }
+    long bFirst = queues().appendBatch("$dlq/b", List.of(message("b0"), message("b1")));
+
+    reopen();
+
+    assertThat(queues().listQueues()).containsExactlyInAnyOrder(a, b, empty);
+    assertThat(queues().readBatch("a", 0, 100)).containsExactlyElementsOf(expectedA);
+    assertThat(queues().tail("a")).isEqualTo(10);
+    assertThat(queues().head("a")).isZero();
+    assertThat(queues().readBatch("$dlq/b", bFirst, 10))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("b0", "b1");
+    assertThat(queues().head("empty")).isZero();
+    assertThat(queues().tail("empty")).isZero();
+  }
+
+  @Test
+  void appendsContinueAtTheTailAfterReopen() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 5);
+    reopen();
+    assertThat(queues().append("q", message("v5"))).isEqualTo(5);
+    assertThat(queues().appendBatch("q", List.of(message("v6"), message("v7")))).isEqualTo(6);
+    reopen();
+    assertThat(queues().appendAndSync("q", message("v8"))).isEqualTo(8);
+    assertThat(queues().readBatch("q", 0, 100))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8");
+  }
+
+  @Test
+  void durableAppendsAndCheckpointsSurviveReopen() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().appendAndSync("q", message("v0"));
+    queues().appendBatchAndSync("q", List.of(message("v1"), message("v2")), Map.of("p0", "3"));
+    queues().appendBatchAndSync("q", List.of(message("v3")), Map.of("p0", "4", "p1", "1"));
+    reopen();
+    assertThat(queues().checkpoints("q"))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("p0", "4", "p1", "1"));
+    assertThat(queues().readBatch("q", 0, 10))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("v0", "v1", "v2", "v3");
+  }
+
+  @Test
+  void truncationSurvivesReopen() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 30);
+    queues().truncate("q", 17);
+    long head = queues().head("q");
+    reopen();
+    assertThat(queues().head("q")).isEqualTo(head);
+    assertThat(queues().tail("q")).isEqualTo(30);
+    assertThat(utf8(queues().read("q", 17))).isEqualTo("v17");
+    assertThat(queues().append("q", message("v30"))).isEqualTo(30);
+  }
+
+  @Test
+  void fullyTruncatedQueueKeepsItsTailAcrossReopen() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 12);
+    queues().truncate("q", 12);
+    reopen();
+    assertThat(queues().tail("q")).isEqualTo(12);
+    assertThat(queues().head("q")).isBetween(0L, 12L);
+    assertThat(queues().append("q", message("v12"))).isEqualTo(12);
+  }
+
+  @Test
+  void configUpdatesAndTheTopicIndexSurviveReopen() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").topics("old/#").build());
+    queues().createQueue(QueueConfig.durable("r").topics("old/+").build());
+    QueueConfig updated = QueueConfig.durable("q").topics("new/+").maxDepth(3).build();
+    queues().updateQueue(updated);
+    reopen();
+    assertThat(queues().getQueue("q")).isEqualTo(updated);
+    assertThat(queues().findMatchingQueues("new/x")).containsExactly("q");
+    assertThat(queues().findMatchingQueues("old/x")).containsExactly("r");
+  }
+
+  @Test
+  void deletedQueuesAndGroupsStayDeletedAfterReopen() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("gone").topics("g/#").build());
+    queues().append("gone", message("x"));
+    groups().createGroup(group("gone", "g"));
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "dropped"));
+    groups().createGroup(group("q", "kept"));
+    queues().deleteQueue("gone");
+    groups().deleteGroup("q", "dropped");
+    reopen();
+    assertThatThrownBy(() -> queues().getQueue("gone")).isInstanceOf(QueueNotFoundException.class);
+    assertThat(queues().findMatchingQueues("g/1")).containsExactly("q"); // "#" by default
+    assertThat(groups().listGroups("q")).containsExactly(group("q", "kept"));
+    queues().createQueue(QueueConfig.durable("gone").build());
+    assertThat(queues().tail("gone")).isZero();
+    assertThat(groups().listGroups("gone")).isEmpty();
+  }
+
+  @Test
+  void groupsPendingEntriesAndMembersSurviveReopen() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").build());
+    ConsumerGroupState stream =
+        ConsumerGroupState.create("q", "s@a/#", "a/#", GroupMode.STREAM, false, T0);
+    groups().createGroup(stream);
+    groups().createGroup(group("q", "w"));
+    groups().updateCursor("q", "s@a/#", 12, T0.plusSeconds(1));
+    groups().updateCommitted("q", "s@a/#", 9, T0.plusSeconds(2));
+    groups().registerConsumer("q", "w", consumer("c1", T0));
+    groups().registerConsumer("q", "w", consumer("c2", T0.plusSeconds(3)));
+    groups().addPending("q", "w", pending(1, "c1"));
+    groups().addPending("q", "w", pending(2, "c2"));
+    groups().addPending("q", "w", pending(3, "c1"));
+    groups().removePending("q", "w", "c1", 1);
+    groups().transferPending("q", "w", 3, "c1", "c2", T0.plusSeconds(4), Duration.ofSeconds(30));
+    groups().unregisterConsumer("q", "w", "c1");
+    Map<String, ConsumerGroupState> before = new HashMap<>();
+    groups().listGroups("q").forEach(g -> before.put(g.id(), g));
+
+    reopen();
+
+    Map<String, ConsumerGroupState> after = new HashMap<>();
+    groups().listGroups("q").forEach(g -> after.put(g.id(), g));
+    assertThat(after).isEqualTo(before);
+    assertThat(after.get("w").pending()).extracting(PendingEntry::offset).containsExactly(2L, 3L);
+    assertThat(after.get("w").consumers()).containsOnlyKeys("c2");
+    assertThat(after.get("s@a/#").cursor()).isEqualTo(12);
+    assertThat(after.get("s@a/#").committed()).isEqualTo(9);
+  }
+
+  // ===========================================================================================
+  // Helpers
+  // ===========================================================================================
+
+  /** A message with a topic and a UTF-8 value. */
+  protected static Message message(String value) {
+    return Message.builder().topic("t").value(value.getBytes(UTF_8)).build();
+  }
+
+  /** A message with a topic, a UTF-8 value and a creation time. */
+  protected static Message message(String value, Instant createdAt) {
+    return Message.builder().topic("t").value(value.getBytes(UTF_8)).createdAt(createdAt).build();
+  }
+
+  /** The message's value as UTF-8 text. */
+  protected static String utf8(Message m) {
+    return new String(m.valueUnsafe(), UTF_8);
+  }
+
+  /** A new queue-mode group with auto-commit, created at {@link #T0}. */
+  protected static ConsumerGroupState group(String queue, String id) {
+    return ConsumerGroupState.create(queue, id, "", GroupMode.QUEUE, true, T0);
+  }
+
+  /**
+   * A first delivery of {@code offset} to {@code consumer} at {@link #T0}, visible again 30 s on.
+   */
+  protected static PendingEntry pending(long offset, String consumer) {
+    return new PendingEntry(offset, consumer, T0, 1, T0, T0.plusSeconds(30));
+  }
+
+  /** A member registered and last seen at {@code at}. */
+  protected static ConsumerInfo consumer(String id, Instant at) {
+    return new ConsumerInfo(id, id, at, at);
+  }
+
+  /** Appends {@code n} messages valued {@code v<offset>}. */
+  protected void appendValues(String queue, int n) {
+    long tail = queues().tail(queue);
+    List<Message> batch = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      batch.add(message("v" + (tail + i)));
+    }
+    queues().appendBatch(queue, batch);
+  }
+
+  private void assumePersistent() {
+    assumeThat(persistent()).as("the store is persistent").isTrue();
+  }
+
+  private boolean awaitUnchecked(String queue, long offset, Duration timeout) {
+    try {
+      return queues().awaitAppend(queue, offset, timeout);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Waits until the thread stored in {@code thread} is blocked in a wait. */
+  private static void awaitParked(AtomicReference<Thread> thread) {
+    await("waiter parked")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                thread.get() != null
+                    && (thread.get().getState() == Thread.State.WAITING
+                        || thread.get().getState() == Thread.State.TIMED_WAITING));
+  }
+
+  private void assertGroupOperationsFail(String queue, String id, Class<?>... kinds) {
+    Map<String, ThrowingCallable> calls = new LinkedHashMap<>();
+    calls.put("getGroup", () -> groups().getGroup(queue, id));
+    calls.put("updateGroup", () -> groups().updateGroup(group(queue, id)));
+    calls.put("addPending", () -> groups().addPending(queue, id, pending(0, "c")));
+    calls.put("removePending", () -> groups().removePending(queue, id, "c", 0));
+    calls.put("updatePending", () -> groups().updatePending(queue, id, pending(0, "c")));
+    calls.put(
+        "transferPending",
+        () -> groups().transferPending(queue, id, 0, "c", "d", T0, Duration.ofSeconds(1)));
+    calls.put("getPending", () -> groups().getPending(queue, id, "c"));
+    calls.put("getAllPending", () -> groups().getAllPending(queue, id));
+    calls.put("updateCursor", () -> groups().updateCursor(queue, id, 1, T0));
+    calls.put("updateCommitted", () -> groups().updateCommitted(queue, id, 1, T0));
+    calls.put("registerConsumer", () -> groups().registerConsumer(queue, id, consumer("c", T0)));
+    calls.put("unregisterConsumer", () -> groups().unregisterConsumer(queue, id, "c"));
+    calls.put("listConsumers", () -> groups().listConsumers(queue, id));
+    calls.forEach((name, call) -> assertThatThrownBy(call).as(name).isInstanceOfAny(kinds));
+    if (queues().listQueues().stream().anyMatch(c -> c.name().equals(queue))) {
+      assertThat(groups().findGroup(queue, id)).as("nothing created").isEmpty();
+    }
+  }
+}
