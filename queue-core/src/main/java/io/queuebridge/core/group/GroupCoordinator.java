@@ -166,6 +166,7 @@ public final class GroupCoordinator {
   private final Clock clock;
   private final GroupSettings settings;
   private final ConsumerRemovedListener listener;
+  private final Duration heartbeatWriteInterval;
   private final ReentrantLock lock = new ReentrantLock();
   private final MetricsRecorder metrics = new MetricsRecorder();
 
@@ -178,6 +179,7 @@ public final class GroupCoordinator {
     this.clock = b.clock;
     this.settings = b.settings;
     this.listener = b.listener;
+    this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
     metrics.setPelSize(countPending());
   }
 
@@ -819,7 +821,7 @@ public final class GroupCoordinator {
         if (past > g.committed()) {
           groups.updateCommitted(d.queue(), d.group(), past, now);
         }
-        LOG.info(
+        LOG.debug(
             "stream group {} on queue {} rejected offset {}: {}",
             d.group(),
             d.queue(),
@@ -831,7 +833,7 @@ public final class GroupCoordinator {
         if (config.dlq().enabled()) {
           deadLetter(config, g.id(), e, d.message(), "rejected: " + reason, now);
         } else {
-          LOG.info(
+          LOG.debug(
               "group {} on queue {} rejected offset {} ({}); no dead-letter queue, dropped",
               d.group(),
               d.queue(),
@@ -892,7 +894,7 @@ public final class GroupCoordinator {
       String reason,
       Instant now) {
     if (!config.dlq().enabled()) {
-      LOG.info(
+      LOG.debug(
           "offset {} of group {} on queue {} given up ({}); no dead-letter queue, dropped",
           e.offset(),
           group,
@@ -928,7 +930,7 @@ public final class GroupCoordinator {
             .buildOwned(); // the stored message's arrays are immutable: share, don't copy
     queues.append(dlq, dead);
     metrics.dlqMoves.increment();
-    LOG.info(
+    LOG.debug(
         "dead-lettered offset {} of queue {} (group {}) to {}: {}",
         e.offset(),
         config.name(),
@@ -1275,7 +1277,7 @@ public final class GroupCoordinator {
     if (info == null) {
       throw new ConsumerNotFoundException(g.queue(), g.id(), consumerId);
     }
-    if (!now.isBefore(info.lastHeartbeat().plus(settings.consumerTimeout().dividedBy(10)))) {
+    if (!now.isBefore(info.lastHeartbeat().plus(heartbeatWriteInterval))) {
       groups.registerConsumer(
           g.queue(),
           g.id(),
