@@ -2,6 +2,8 @@ package io.queuebridge.core;
 
 import io.queuebridge.core.ProtectedQueueContractDriftException.FieldMismatch;
 import io.queuebridge.core.capture.CaptureDispatcher;
+import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.GroupSettings;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
@@ -83,6 +85,7 @@ public final class QueueManager {
   private final Clock clock;
   private final AckDurability defaultAckDurability;
   private final CaptureDispatcher capture;
+  private final GroupCoordinator consumerGroups;
 
   private final ReentrantReadWriteLock contractLock = new ReentrantReadWriteLock();
   // Replaced wholesale under the write side of contractLock; an unmodifiable map sorted by name.
@@ -147,6 +150,19 @@ public final class QueueManager {
       built = Map.of();
     }
     this.contracts = built;
+    this.consumerGroups =
+        GroupCoordinator.builder(queues, groups)
+            .clock(clock)
+            .settings(
+                new GroupSettings(
+                    config.visibilityTimeout(),
+                    config.maxDeliveryCount(),
+                    config.claimBatchSize(),
+                    config.autoCommitInterval(),
+                    config.maxPelSize(),
+                    config.dlqTopicPrefix(),
+                    config.consumerTimeout()))
+            .build();
     this.capture =
         new CaptureDispatcher(
             "queuebridge",
@@ -1068,5 +1084,14 @@ public final class QueueManager {
   /** The capture dispatcher, for tests in this package. */
   CaptureDispatcher captureDispatcher() {
     return capture;
+  }
+
+  /**
+   * The consumer-group engine over this manager's store: subscriptions, claims, settlement, stream
+   * cursors, dead letters. One per manager, so every group mutation of the store is serialised by
+   * one lock.
+   */
+  public GroupCoordinator consumerGroups() {
+    return consumerGroups;
   }
 }
