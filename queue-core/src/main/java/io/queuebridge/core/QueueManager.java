@@ -12,12 +12,14 @@ import io.queuebridge.core.topic.TopicFilters;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Collectors;
@@ -893,6 +895,126 @@ public final class QueueManager {
       this.contracts = built;
     } finally {
       write.unlock();
+    }
+  }
+
+  /**
+   * Checks, without changing anything, whether {@link #declareProtectedStream} would accept {@code
+   * contract}: it is a valid contract, no different contract is registered under its name, the
+   * store can make an append durable, and the stream, if it exists, matches it. A stream that does
+   * not exist yet passes (declaring will create it). Reads the store; takes no lock across the
+   * read.
+   *
+   * @throws InvalidConfigException if {@code contract} is not a valid contract
+   * @throws ProtectedQueueMutationException if a different contract is registered for the name
+   * @throws DurableSyncUnsupportedException if the store cannot make an append durable
+   * @throws ProtectedQueueContractDriftException listing every field on which the stored stream
+   *     differs, with the stored and the wanted value
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public void checkProtectedStream(QueueConfig contract) {
+    ensureUsable();
+    Objects.requireNonNull(contract, "contract");
+    ProtectedContracts.checkSelfValid(contract);
+    checkNotRegisteredDifferently(contracts, contract);
+    if (!queues.supportsDurableSync()) {
+      throw new DurableSyncUnsupportedException(contract.name(), storage.description());
+    }
+    QueueConfig stored = storedOrNull(contract.name());
+    if (stored != null) {
+      validateProtectedQueueContract(contract, stored);
+    }
+  }
+
+  /**
+   * Declares a protected durable stream, the way a message broker declares a queue: creates it with
+   * {@code contract} as its configuration if it does not exist, asserts that the stored stream
+   * matches {@code contract} if it does (a drifted stream is never changed), and adds {@code
+   * contract} to the registry, keeping the contracts of other streams. Idempotent for an equal
+   * contract. Holds the registry's write lock across the store read and creation, like {@link
+   * #replaceProtectedQueueContracts}; blocks for that I/O.
+   *
+   * @throws InvalidConfigException if {@code contract} is not a valid contract
+   * @throws ProtectedQueueMutationException if a different contract is registered for the name
+   *     (nothing changes)
+   * @throws DurableSyncUnsupportedException if the store cannot make an append durable
+   * @throws ProtectedQueueContractDriftException if the stored stream differs (nothing changes)
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public void declareProtectedStream(QueueConfig contract) {
+    ensureUsable();
+    Objects.requireNonNull(contract, "contract");
+    ProtectedContracts.checkSelfValid(contract);
+    String name = contract.name();
+    boolean created = false;
+    ReentrantReadWriteLock.WriteLock write = contractLock.writeLock();
+    write.lock();
+    try {
+      Map<String, QueueConfig> installed = this.contracts;
+      checkNotRegisteredDifferently(installed, contract);
+      if (!queues.supportsDurableSync()) {
+        throw new DurableSyncUnsupportedException(name, storage.description());
+      }
+      QueueConfig stored = storedOrNull(name);
+      if (stored == null) {
+        try {
+          queues.createQueue(contract);
+          created = true;
+        } catch (QueueAlreadyExistsException raced) {
+          LOG.debug("Stream {} was created concurrently; checking it", name);
+        } catch (RuntimeException e) {
+          throw wrap(name, "create protected stream " + name, e);
+        }
+        stored = storedOrNull(name);
+        if (stored == null) {
+          throw new ProtectedQueueContractDriftException(name, ProtectedContracts.missing(name));
+        }
+      }
+      validateProtectedQueueContract(contract, stored);
+      TreeMap<String, QueueConfig> next = new TreeMap<>(installed);
+      next.put(name, contract);
+      this.contracts = Collections.unmodifiableMap(next);
+    } finally {
+      write.unlock();
+    }
+    if (created) {
+      LOG.info("Declared protected stream {}: created", name);
+      deliveryScheduler.schedule(name);
+    }
+  }
+
+  private static void checkNotRegisteredDifferently(
+      Map<String, QueueConfig> registry, QueueConfig contract) {
+    QueueConfig current = registry.get(contract.name());
+    if (current == null) {
+      return;
+    }
+    List<FieldMismatch> differs = ProtectedContracts.mismatches(current, contract);
+    if (!differs.isEmpty()) {
+      throw new ProtectedQueueMutationException(
+          contract.name(),
+          "a different contract is registered; it differs on "
+              + differs.stream()
+                  .map(
+                      m ->
+                          m.field()
+                              + " (requested "
+                              + m.stored()
+                              + ", registered "
+                              + m.wanted()
+                              + ")")
+                  .collect(Collectors.joining(", ")));
+    }
+  }
+
+  /** The stored config, or null when the queue does not exist; other errors propagate. */
+  private QueueConfig storedOrNull(String name) {
+    try {
+      return queues.getQueue(name);
+    } catch (QueueNotFoundException e) {
+      return null;
+    } catch (RuntimeException e) {
+      throw wrap(name, "get protected stream " + name, e);
     }
   }
 

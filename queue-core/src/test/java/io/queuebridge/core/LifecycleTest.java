@@ -226,7 +226,9 @@ class LifecycleTest {
             () -> m.publishBatchToDurableStream("a", List.of(req), Map.of()),
             () -> m.durableStreamCheckpoints("a"),
             m::validateProtectedQueueContracts,
-            () -> m.replaceProtectedQueueContracts(List.of()));
+            () -> m.replaceProtectedQueueContracts(List.of()),
+            () -> m.declareProtectedStream(EVENTS),
+            () -> m.checkProtectedStream(EVENTS));
     for (ThrowingCallable use : uses) {
       assertThatThrownBy(use)
           .isInstanceOf(IllegalStateException.class)

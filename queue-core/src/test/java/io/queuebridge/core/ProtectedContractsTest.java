@@ -259,6 +259,79 @@ class ProtectedContractsTest {
     assertThatThrownBy(() -> snapshot.add(AUDIT)).isInstanceOf(UnsupportedOperationException.class);
   }
 
+  // --- declare / check (the sink's stream declaration) --------------------------------------
+
+  @Test
+  void declareCreatesAnAbsentStreamAndRegistersItsContractIdempotently() throws Exception {
+    manager.declareProtectedStream(EVENTS);
+    manager.declareProtectedStream(EVENTS);
+    assertThat(manager.getQueue("events")).isEqualTo(EVENTS);
+    assertThat(manager.protectedQueueContracts()).containsExactly(EVENTS);
+    assertThat(store.calls("createQueue")).containsExactly("createQueue:events");
+    assertThat(manager.publishToDurableStream("events", PublishRequest.of("orders/1", new byte[1])))
+        .isZero();
+  }
+
+  @Test
+  void declareKeepsTheContractsOfOtherStreams() {
+    manager.declareProtectedStream(AUDIT);
+    manager.declareProtectedStream(EVENTS);
+    assertThat(manager.protectedQueueContracts()).containsExactlyInAnyOrder(AUDIT, EVENTS);
+    assertThatCode(manager::validateProtectedQueueContracts).doesNotThrowAnyException();
+  }
+
+  @Test
+  void declareNeverChangesADriftedStream() {
+    QueueConfig drifted = EVENTS.toBuilder().maxMessageSize(10).build();
+    store.delegate().createQueue(drifted);
+    assertThatThrownBy(() -> manager.declareProtectedStream(EVENTS))
+        .isInstanceOfSatisfying(
+            ProtectedQueueContractDriftException.class,
+            e ->
+                assertThat(e.mismatches())
+                    .containsExactly(new FieldMismatch("limits.max_message_size", "10", "1000")));
+    assertThat(manager.getQueue("events")).isEqualTo(drifted);
+    assertThat(manager.protectedQueueContracts()).isEmpty();
+    assertThat(store.calls("createQueue", "updateQueue")).isEmpty();
+  }
+
+  @Test
+  void declareRefusesADifferentContractForARegisteredName() {
+    manager.declareProtectedStream(EVENTS);
+    assertThatThrownBy(
+            () -> manager.declareProtectedStream(EVENTS.toBuilder().topics("other/#").build()))
+        .isInstanceOf(ProtectedQueueMutationException.class)
+        .hasMessageContaining("topics");
+    assertThat(manager.protectedQueueContracts()).containsExactly(EVENTS);
+  }
+
+  @Test
+  void declareNeedsAStoreWithDurableSync() {
+    store.durableSync(false);
+    assertThatThrownBy(() -> manager.declareProtectedStream(EVENTS))
+        .isInstanceOf(DurableSyncUnsupportedException.class);
+    assertThat(store.calls("createQueue")).isEmpty();
+    assertThat(manager.protectedQueueContracts()).isEmpty();
+  }
+
+  @Test
+  void checkProtectedStreamReportsDriftWithoutChangingAnything() {
+    assertThatCode(() -> manager.checkProtectedStream(EVENTS)).doesNotThrowAnyException();
+    store.delegate().createQueue(EVENTS.toBuilder().topics("x").build());
+    assertThatThrownBy(() -> manager.checkProtectedStream(EVENTS))
+        .isInstanceOfSatisfying(
+            ProtectedQueueContractDriftException.class,
+            e ->
+                assertThat(e.mismatches())
+                    .extracting(FieldMismatch::field)
+                    .containsExactly("topics"));
+    assertThatThrownBy(
+            () -> manager.checkProtectedStream(EVENTS.toBuilder().type(QueueType.CLASSIC).build()))
+        .isInstanceOf(InvalidConfigException.class);
+    assertThat(store.calls("createQueue", "updateQueue")).isEmpty();
+    assertThat(manager.protectedQueueContracts()).isEmpty();
+  }
+
   // --- mutation blocking --------------------------------------------------------------------
 
   @Test

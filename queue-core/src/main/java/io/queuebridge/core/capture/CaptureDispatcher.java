@@ -274,11 +274,6 @@ public final class CaptureDispatcher {
     return stopping;
   }
 
-  /** Jobs waiting in {@code queue}'s lane (for tests and metrics). */
-  int pendingInLaneOf(String queue) {
-    return lanes[lane(queue, lanes.length)].size();
-  }
-
   /**
    * The lane of {@code queue}: the FNV-1a 32-bit hash of its UTF-8 bytes, unsigned, modulo {@code
    * lanes}. Allocation-free.

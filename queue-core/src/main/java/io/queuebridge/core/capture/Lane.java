@@ -74,13 +74,4 @@ final class Lane {
       lock.unlock();
     }
   }
-
-  int size() {
-    lock.lock();
-    try {
-      return jobs.size();
-    } finally {
-      lock.unlock();
-    }
-  }
 }
