@@ -78,7 +78,7 @@ public class QueueSinkConnector extends SinkConnector {
     }
     try (SharedStores.Lease lease =
         SharedStores.acquire(parsed.storeType(), parsed.storeConfig())) {
-      StreamDeclaration.check(lease.manager(), parsed.streamContract());
+      lease.manager().checkProtectedStream(parsed.streamContract());
     } catch (ProtectedQueueContractDriftException e) {
       if (e.mismatches().isEmpty()) {
         addError(config, QueueSinkConfig.QUEUE_NAME_CONFIG, e.getMessage());

@@ -68,7 +68,7 @@ public class QueueSinkTask extends SinkTask {
     lease = SharedStores.acquire(config.storeType(), config.storeConfig());
     try {
       manager = lease.manager();
-      StreamDeclaration.declare(manager, contract);
+      manager.declareProtectedStream(contract);
     } catch (RuntimeException e) {
       lease.close();
       lease = null;
