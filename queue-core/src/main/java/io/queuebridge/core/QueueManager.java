@@ -697,8 +697,87 @@ public final class QueueManager {
   }
 
   /**
-   * The checkpoints stored with the last successful {@link #publishBatchToDurableStream} to {@code
-   * queue}; empty when none. A copy.
+   * Appends a batch to exactly {@code queue} (no fan-out, no auto-create) with one durability
+   * barrier, merging {@code checkpoints} atomically with it — for writers that must acknowledge a
+   * source only once its records are durable in an ordinary queue (the sink connector's {@code
+   * matching} routing). A protected stream is written through {@link #publishBatchToDurableStream}
+   * with all its checks. Otherwise every message is checked against the queue's maximum size, and a
+   * classic queue's depth must leave room for the whole batch, before anything is written; messages
+   * are stamped as {@link #publish} stamps them.
+   *
+   * @return the offset of the first message
+   * @throws IllegalArgumentException if {@code batch} is empty
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws QueueMessageTooLargeException for a message over the maximum size (nothing written)
+   * @throws QueueFullException if the batch does not fit under a classic queue's maxDepth
+   * @throws DurableSyncUnsupportedException if the store cannot make an append durable
+   * @throws QueueStoreException if the append or the barrier failed: do not acknowledge
+   * @throws InterruptedException if interrupted before the append started (nothing written)
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public long publishBatchDurably(
+      String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
+      throws InterruptedException {
+    ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    if (contractOf(queue) != null) {
+      return publishBatchToDurableStream(queue, batch, checkpoints);
+    }
+    Map<String, String> marks = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
+    if (batch.isEmpty()) {
+      throw new IllegalArgumentException("empty batch for queue " + queue);
+    }
+    QueueConfig stored;
+    try {
+      stored = queues.getQueue(queue);
+    } catch (RuntimeException e) {
+      throw wrap(queue, "get queue " + queue, e);
+    }
+    if (!queues.supportsDurableSync()) {
+      throw new DurableSyncUnsupportedException(queue, storage.description());
+    }
+    List<Message> bases = new ArrayList<>(batch.size());
+    for (PublishRequest request : batch) {
+      Message base = normalise(Objects.requireNonNull(request, "batch element"));
+      checkSize(stored, base.size());
+      bases.add(base);
+    }
+    if (!stored.isStream()) {
+      long depth = queues.count(queue);
+      if (depth + bases.size() > stored.maxDepth()) {
+        throw new QueueFullException(queue, depth, stored.maxDepth());
+      }
+    }
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted before the append to " + queue);
+    }
+    Instant now = clock.instant();
+    List<Message> messages = new ArrayList<>(bases.size());
+    for (Message base : bases) {
+      messages.add(newMessage(base, stored, now));
+    }
+    long first;
+    try {
+      first = queues.appendBatchAndSync(queue, messages, marks);
+    } catch (RuntimeException e) {
+      throw wrap(queue, "durable batch append to queue " + queue, e);
+    }
+    deliveryScheduler.schedule(queue);
+    return first;
+  }
+
+  /**
+   * Names of the queues whose topic filters match {@code topic}, in first-match order (SEMANTICS B
+   * §4.3); empty for an empty topic.
+   */
+  public List<String> findMatchingQueues(String topic) {
+    ensureUsable();
+    return queues.findMatchingQueues(topic);
+  }
+
+  /**
+   * The checkpoints stored with the batches of {@link #publishBatchToDurableStream} and {@link
+   * #publishBatchDurably} to {@code queue}; empty when none. A copy.
    *
    * @throws QueueNotFoundException if there is no such queue
    * @throws IllegalStateException after {@link #stop()}

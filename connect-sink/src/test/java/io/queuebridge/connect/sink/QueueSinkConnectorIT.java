@@ -235,7 +235,7 @@ class QueueSinkConnectorIT {
             new String(
                 d.headers().lastHeader("__connect.errors.exception.message").value(),
                 StandardCharsets.UTF_8))
-        .contains("exceeds queue.max.message.bytes");
+        .contains("exceeds the maximum message size");
     await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "oversize-dlq-stream") == 2);
     assertThat(SinkTestSupport.readAll(store, "oversize-dlq-stream"))
         .extracting(m -> new String(m.value(), StandardCharsets.UTF_8))
@@ -261,7 +261,7 @@ class QueueSinkConnectorIT {
               return s.tasks().stream().anyMatch(t -> "FAILED".equals(t.state()));
             });
     String trace = cluster.connectorStatus("oversize-fail").tasks().get(0).trace();
-    assertThat(trace).contains("oversize-fail-0@1").contains("exceeds queue.max.message.bytes");
+    assertThat(trace).contains("oversize-fail-0@1").contains("exceeds the maximum message size");
     assertThat(SinkTestSupport.readAll(store, "oversize-fail-stream")).hasSize(1);
     cluster.deleteConnector("oversize-fail");
   }
@@ -284,6 +284,44 @@ class QueueSinkConnectorIT {
                 .collect(Collectors.groupingBy(Message::topic, Collectors.counting())))
         .containsExactlyInAnyOrderEntriesOf(Map.of("rx.a", 5L, "rx.b", 5L, "rx.c", 5L));
     cluster.deleteConnector("regex");
+  }
+
+  @Test
+  void matchingRoutingWritesEachRecordIntoEveryMatchingQueue() throws Exception {
+    try (SharedStores.Lease lease =
+        SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
+      lease.manager().createQueue(QueueConfig.durable("m-orders").topics("m.orders").build());
+      lease
+          .manager()
+          .createQueue(QueueConfig.durable("m-all").topics("m.orders", "m.payments").build());
+    }
+    for (String t : List.of("m.orders", "m.payments", "m.other")) {
+      cluster.kafka().createTopic(t, 1);
+      for (int i = 0; i < 5; i++) {
+        cluster.kafka().produce(t, t + "-" + i, t + "-v" + i);
+      }
+    }
+    Map<String, String> props =
+        SinkTestSupport.sinkProps(store, "m-declared", "m.orders,m.payments,m.other", 1);
+    props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");
+    cluster.configureConnector("matching", props);
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "m-all") == 10);
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "m-orders") == 5);
+    assertThat(SinkTestSupport.readAll(store, "m-orders"))
+        .extracting(m -> new String(m.value(), StandardCharsets.UTF_8))
+        .containsExactly("m.orders-v0", "m.orders-v1", "m.orders-v2", "m.orders-v3", "m.orders-v4");
+    assertThat(SinkTestSupport.readAll(store, "m-all"))
+        .extracting(Message::topic)
+        .containsOnly("m.orders", "m.payments");
+    assertThat(SinkTestSupport.tail(store, "m-declared")).isZero();
+
+    // A restart rewinds to the lowest watermark; nothing is written twice.
+    cluster.restartConnectorAndTasks("matching", false, true, false);
+    cluster.assertions().assertConnectorAndExactlyNumTasksAreRunning("matching", 1, "restarted");
+    cluster.kafka().produce("m.orders", "late", "m.orders-late");
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "m-orders") == 6);
+    assertThat(SinkTestSupport.tail(store, "m-all")).isEqualTo(11);
+    cluster.deleteConnector("matching");
   }
 
   private static Map<String, List<String>> errorsByKey(ConfigInfos infos) {
