@@ -30,7 +30,7 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  * committed every offset. Prints a Markdown table with the ratios.
  *
  * <pre>
-^ * mvn -B -ntp -Psink-bench -pl connect-sink -am process-test-classes \
+ * ^ * mvn -B -ntp -Psink-bench -pl connect-sink -am process-test-classes \
  *   -Dsink.bench.args="200000 1024 /work/bench-tmp"
  * </pre>
  *
