@@ -595,6 +595,37 @@ public final class QueueManager {
     }
   }
 
+  /**
+   * Publishes synchronously to exactly {@code queue}: no routing by topic, no fan-out, no
+   * auto-creation. Otherwise as {@link #publish}: the message is stamped the same way, the queue's
+   * limits and acknowledgement policy apply, and the call blocks for the append (and the barrier,
+   * under {@code FSYNC}). For writers that address one work queue, such as a job driver.
+   *
+   * @return the message's offset
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws InvalidConfigException if the topic is not a valid topic name
+   * @throws QueueMessageTooLargeException if the message is over the queue's maximum size
+   * @throws QueueFullException if a classic queue holds its {@code maxDepth} messages
+   * @throws DurableSyncUnsupportedException if the queue needs a barrier the store cannot provide
+   * @throws QueueStoreException if the append or the barrier failed
+   * @throws InterruptedException if interrupted before a barrier-backed append started (nothing
+   *     written)
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public long publishTo(String queue, PublishRequest request) throws InterruptedException {
+    ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(request, "request");
+    TopicFilters.validateTopicName(request.topic());
+    Message base = normalise(request);
+    QueueConfig target = getQueue(queue);
+    try {
+      return appendTo(target, base);
+    } catch (RuntimeException e) {
+      throw wrap(queue, "append to queue " + queue, e);
+    }
+  }
+
   private List<QueueConfig> resolvePublishTargets(PublishRequest request) {
     String forced = request.properties().get(MessageProperties.FORWARD_TARGETS);
     if (forced != null) {
