@@ -14,6 +14,7 @@ import io.queuebridge.core.MessageNotPendingException;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.OffsetOutOfRangeException;
 import io.queuebridge.core.PelFullException;
+import io.queuebridge.core.PendingEntryNotFoundException;
 import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueException;
@@ -581,6 +582,8 @@ public final class GroupCoordinator {
     int claimed = 0;
     int examined = 0;
     boolean full = false;
+    Instant visibleAt = now.plus(visibility);
+    List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
     scan:
     while (claimed < n && cursor < tail && examined < SCAN_LIMIT) {
       if (max > 0 && pelSize >= max) {
@@ -599,10 +602,8 @@ public final class GroupCoordinator {
             || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
           continue;
         }
-        PendingEntry e =
-            new PendingEntry(m.offset(), consumerId, now, 1, now, now.plus(visibility));
-        groups.addPending(queue, g.id(), e);
-        metrics.pelChanged(1);
+        PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt);
+        entries.add(e);
         pelSize++;
         claimed++;
         out.add(delivery(g, e, m));
@@ -615,8 +616,10 @@ public final class GroupCoordinator {
         }
       }
     }
-    if (cursor != g.cursor()) {
-      groups.updateCursor(queue, g.id(), cursor, now);
+    if (!entries.isEmpty() || cursor != g.cursor()) {
+      // one store call for the whole batch: the entries and the cursor
+      groups.claimPending(queue, g.id(), entries, cursor, now);
+      metrics.pelChanged(claimed);
     }
     metrics.claimed(claimed, claimed < n);
     return full ? pelSize : -1;
@@ -765,14 +768,13 @@ public final class GroupCoordinator {
     lock.lock();
     try {
       Instant now = clock.instant();
-      ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
       if (d.mode() == GroupMode.STREAM) {
+        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
         if (g.autoCommit() && d.offset() + 1 > g.committed()) {
           groups.updateCommitted(d.queue(), d.group(), d.offset() + 1, now);
         }
       } else {
-        PendingEntry e = heldBy(g, d);
-        removeEntry(g, e, now);
+        remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
       }
       metrics.acks.increment();
     } finally {
@@ -787,12 +789,11 @@ public final class GroupCoordinator {
       if (d.mode() == GroupMode.QUEUE) {
         Instant now = clock.instant();
         QueueConfig config = queues.getQueue(d.queue());
-        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
-        PendingEntry e = heldBy(g, d);
+        PendingEntry e = heldBy(d);
         String exhausted = exhausted(config, e, now);
         if (exhausted != null) {
-          deadLetter(config, g.id(), e, d.message(), "nacked; " + exhausted, now);
-          removeEntry(g, e, now);
+          deadLetter(config, d.group(), e, d.message(), "nacked; " + exhausted, now);
+          removeEntry(d.queue(), d.group(), e, now);
         } else {
           Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
           groups.updatePending(
@@ -817,8 +818,8 @@ public final class GroupCoordinator {
     lock.lock();
     try {
       Instant now = clock.instant();
-      ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
       if (d.mode() == GroupMode.STREAM) {
+        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
         long past = d.offset() + 1;
         if (past > g.cursor()) {
           groups.updateCursor(d.queue(), d.group(), past, now);
@@ -833,10 +834,10 @@ public final class GroupCoordinator {
             d.offset(),
             reason);
       } else {
-        PendingEntry e = heldBy(g, d);
+        PendingEntry e = heldBy(d);
         QueueConfig config = queues.getQueue(d.queue());
         if (config.dlq().enabled()) {
-          deadLetter(config, g.id(), e, d.message(), "rejected: " + reason, now);
+          deadLetter(config, d.group(), e, d.message(), "rejected: " + reason, now);
         } else {
           LOG.debug(
               "group {} on queue {} rejected offset {} ({}); no dead-letter queue, dropped",
@@ -846,7 +847,7 @@ public final class GroupCoordinator {
               reason);
           metrics.discarded.increment();
         }
-        removeEntry(g, e, now);
+        removeEntry(d.queue(), d.group(), e, now);
       }
       metrics.rejects.increment();
     } finally {
@@ -855,32 +856,34 @@ public final class GroupCoordinator {
   }
 
   /** The group's entry for the delivery, if this very delivery still holds it. */
-  private static PendingEntry heldBy(ConsumerGroupState g, GroupDelivery d) {
-    return g.pendingAt(d.offset())
+  private PendingEntry heldBy(GroupDelivery d) {
+    return groups
+        .findPending(d.queue(), d.group(), d.offset())
         .filter(
             e -> e.consumerId().equals(d.consumerId()) && e.deliveryCount() == d.deliveryCount())
         .orElseThrow(() -> new MessageNotPendingException(d.queue(), d.group(), d.offset()));
   }
 
-  /** Removes an entry of the snapshot {@code g} and advances the committed offset (B §3.7). */
-  private void removeEntry(ConsumerGroupState g, PendingEntry e, Instant now) {
-    groups.removePending(g.queue(), g.id(), e.consumerId(), e.offset());
+  /** Removes a held entry and advances the committed offset (B §3.7), in one store call. */
+  private void removeEntry(String queue, String group, PendingEntry e, Instant now) {
+    groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
     metrics.pelChanged(-1);
-    long target = g.cursor();
-    for (PendingEntry p : g.pending()) {
-      if (p.offset() != e.offset()) {
-        target = p.offset(); // pending is sorted: the lowest other offset
-        break;
-      }
-    }
-    if (target > g.committed()) {
-      groups.updateCommitted(g.queue(), g.id(), target, now);
-    }
   }
 
-  /** As {@link #removeEntry(ConsumerGroupState, PendingEntry, Instant)} on the current state. */
-  private void removeEntry(String queue, String group, PendingEntry e, Instant now) {
-    removeEntry(groups.getGroup(queue, group), e, now);
+  /**
+   * Removes the entry a delivery holds, fenced by consumer and delivery count, and advances the
+   * committed offset.
+   *
+   * @throws MessageNotPendingException if the delivery no longer holds it
+   */
+  private void remove(
+      String queue, String group, String consumerId, long offset, int count, Instant now) {
+    try {
+      groups.acknowledgePending(queue, group, consumerId, offset, count, now);
+    } catch (PendingEntryNotFoundException stale) {
+      throw new MessageNotPendingException(queue, group, offset);
+    }
+    metrics.pelChanged(-1);
   }
 
   // ---------------------------------------------------------------- dead letters
