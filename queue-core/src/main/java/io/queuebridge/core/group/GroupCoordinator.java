@@ -68,8 +68,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Claim</b>: from the group's cursor, skipping truncated offsets, expired messages,
  *       messages whose routing key the group's filter rejects, and offsets the group already holds
  *       (after a rewind); each claimed message gets a pending entry {@code {consumer, now, count 1,
- *       visibleAt = now + visibility}} and the cursor is persisted once per call. The PEL cap
- *       ({@code maxPelSize}) stops cursor claims. A claim also counts as the member's heartbeat.
+ *       visibleAt = now + visibility}}, and the entries and the new cursor are recorded by one
+ *       {@link ConsumerGroupStore#claimPending} call per claim. The PEL cap ({@code maxPelSize})
+ *       stops cursor claims. A claim also counts as the member's heartbeat.
  *   <li><b>Steal</b> (topping up a batch): entries whose {@code visibleAt} has passed, oldest
  *       offset first, <em>including the claimer's own</em> (A2). An entry whose message is poison —
  *       {@code deliveryCount >= maxDeliveryCount}, or its retries would exceed the queue's {@code
@@ -79,7 +80,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Visibility</b> is {@link GroupSettings#visibilityTimeout()} or, when that is zero, the
  *       queue's {@code deliveryTimeout} (A5). {@link #renew} extends it for entries a member holds.
  *   <li><b>Committed offset</b> after any removal: the cursor when nothing is pending, else {@code
- *       max(committed, lowest pending offset)} (B §3.7).
+ *       max(committed, lowest pending offset)} (B §3.7); every removal (ack, reject, poison,
+ *       expiry) is one fenced {@link ConsumerGroupStore#acknowledgePending} call.
  * </ul>
  *
  * <h2>Stream mode (cursor readers)</h2>
@@ -552,8 +554,8 @@ public final class GroupCoordinator {
       }
       return pelFull;
     } finally {
-      lock.unlock();
       metrics.claimLatencyNanos.add(System.nanoTime() - start);
+      lock.unlock();
     }
   }
 
@@ -778,8 +780,8 @@ public final class GroupCoordinator {
       }
       metrics.acks.increment();
     } finally {
-      lock.unlock();
       metrics.ackLatencyNanos.add(System.nanoTime() - start);
+      lock.unlock();
     }
   }
 
@@ -1015,8 +1017,8 @@ public final class GroupCoordinator {
       metrics.claimed(out.size(), out.size() < n);
       return new StreamBatch(out, next);
     } finally {
-      lock.unlock();
       metrics.claimLatencyNanos.add(System.nanoTime() - start);
+      lock.unlock();
     }
   }
 
@@ -1127,7 +1129,12 @@ public final class GroupCoordinator {
 
   /** Zeroes every counter except the PEL gauge and its high-water mark. */
   public void resetMetrics() {
-    metrics.reset();
+    lock.lock();
+    try {
+      metrics.reset();
+    } finally {
+      lock.unlock();
+    }
   }
 
   // ---------------------------------------------------------------- retention and expiry

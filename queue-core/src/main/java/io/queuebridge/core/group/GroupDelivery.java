@@ -174,7 +174,7 @@ public final class GroupDelivery {
       }
       done = true;
     } finally {
-      state = done ? SETTLED : UNSETTLED;
+      STATE.lazySet(this, done ? SETTLED : UNSETTLED); // only this thread owns SETTLING
     }
   }
 

@@ -455,6 +455,7 @@ class PushDeliveryTest {
   void stopEndsSubscriptionsWaitsForRunningHandlersAndNeverInterruptsThem() throws Exception {
     start(b -> b.deliveryDrainTimeout(Duration.ofMillis(200)));
     manager.createQueue(QueueConfig.durable("q").topics("t").build());
+    publish("t", 5); // before subscribing: the first claim takes all five
     CountDownLatch release = new CountDownLatch(1);
     gates.add(release);
     CountDownLatch inHandler = new CountDownLatch(1);
@@ -477,7 +478,6 @@ class PushDeliveryTest {
               d.ack();
             },
             ConsumeOptions.defaults().withBatchSize(5));
-    publish("t", 5);
     assertThat(inHandler.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
 
     assertThatThrownBy(manager::stop).isInstanceOf(DeliveryStillRunningException.class);
