@@ -509,7 +509,10 @@ public final class QueueJobDriver implements JobDriver {
       this.manager = Objects.requireNonNull(manager, "manager");
     }
 
-    /** The queue-mode group every job consumer joins; {@value #DEFAULT_GROUP} by default. */
+    /**
+     * The queue-mode group every job consumer joins; {@value QueueJobDriver#DEFAULT_GROUP} by
+     * default.
+     */
     public Builder group(String value) {
       Objects.requireNonNull(value, "group");
       if (value.isEmpty()) {
