@@ -1,5 +1,6 @@
 package io.queuebridge.core.job;
 
+import io.queuebridge.core.ConsumerNotFoundException;
 import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
@@ -72,8 +73,10 @@ import org.slf4j.LoggerFactory;
  * A consumer with nothing to claim waits for an append to its queue ({@link
  * QueueManager#awaitAppend}) for at most the poll interval, then claims again; so new jobs are
  * picked up at once, retries and expired claims within a poll interval of falling due, and {@link
- * #stop} is noticed within a poll interval. Consumers do not run while the manager is stopped (they
- * end with its {@link IllegalStateException}).
+ * #stop} is noticed within a poll interval. Claims count as the member's heartbeat; a consumer
+ * removed from the group as stale while one job ran longer than the manager's {@code
+ * consumerTimeout} joins again at its next claim. Consumers do not run while the manager is stopped
+ * (they end with its {@link IllegalStateException}).
  *
  * <p>Thread-safe. The driver does not own the manager: stopping the driver leaves the manager
  * running.
@@ -253,7 +256,16 @@ public final class QueueJobDriver implements JobDriver {
       if (closed) {
         throw closedError();
       }
-      List<GroupDelivery> claimed = groups.claimBatch(queue, group, me, 1);
+      List<GroupDelivery> claimed;
+      try {
+        claimed = groups.claimBatch(queue, group, me, 1);
+      } catch (ConsumerNotFoundException removed) {
+        // removed as stale while a long job ran (no claim, no heartbeat): join again
+        log.info(
+            "job consumer {} of queue '{}' was removed from group {}; rejoining", me, queue, group);
+        manager.subscribeExisting(queue, "", me, group);
+        continue;
+      }
       if (!claimed.isEmpty()) {
         return claimed.get(0);
       }

@@ -410,6 +410,31 @@ class QueueJobDriverTest extends JobDriverBehaviourTest<QueueJobDriver> {
     }
 
     @Test
+    void aConsumerRemovedAsStaleDuringALongJobRejoinsAndKeepsConsuming() throws Exception {
+      driver.dispatch(job("work", "long"));
+      BlockingQueue<Delivery> held = new LinkedBlockingQueue<>();
+      Semaphore release = new Semaphore(0);
+      Running c = consume("work", holding(held, release));
+      Delivery first = take(held);
+      List<?> removed =
+          manager
+              .consumerGroups()
+              .removeStaleConsumers(clock.instant().plus(Duration.ofMinutes(3)));
+      assertThat(removed).hasSize(1);
+      assertThat(jobsGroup(manager, "work").consumers()).isEmpty();
+      first.acknowledge();
+      release.release();
+
+      driver.dispatch(job("work", "next"));
+      Delivery next = take(held);
+      assertThat(text(next)).isEqualTo("next");
+      assertThat(c.outcome()).as("consume goes on").isNotDone();
+      assertThat(jobsGroup(manager, "work").consumers()).hasSize(1);
+      next.acknowledge();
+      release.release();
+    }
+
+    @Test
     void aSettlementAfterTheDeliveryTimeoutIsFencedAndLeavesTheDeliveryUnsettled()
         throws Exception {
       driver.dispatch(job("work", "slow"));
