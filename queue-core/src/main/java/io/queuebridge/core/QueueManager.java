@@ -2,6 +2,10 @@ package io.queuebridge.core;
 
 import io.queuebridge.core.ProtectedQueueContractDriftException.FieldMismatch;
 import io.queuebridge.core.capture.CaptureDispatcher;
+import io.queuebridge.core.delivery.ConsumeOptions;
+import io.queuebridge.core.delivery.DeliveryEngine;
+import io.queuebridge.core.delivery.DeliveryHandler;
+import io.queuebridge.core.delivery.Subscription;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupSettings;
 import io.queuebridge.core.store.ConsumerGroupState;
@@ -10,6 +14,7 @@ import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.stream.Collectors;
@@ -51,10 +57,22 @@ import org.slf4j.LoggerFactory;
  * reads the queue's count before appending, so concurrent publishers may overshoot {@code maxDepth}
  * by at most their number.
  *
- * <p><b>Lifecycle.</b> Build, {@link #start()}, use, {@link #stop()}. Administration and publishing
- * work before {@code start} too (captures then wait in their lanes). After {@code stop} every
- * operation that touches the store throws {@link IllegalStateException}. The manager does not own
- * the store: whoever opened it closes it, and only once {@link #shutdownComplete()} is true.
+ * <p><b>Consumers.</b> {@link #subscribe} / {@link #subscribeExisting} / {@link #unsubscribe}
+ * manage group membership ({@code Q-SUB}) for pull consumers, which then claim and settle through
+ * {@link #consumerGroups()}; {@link #consume} registers a push subscription whose handler the
+ * delivery engine ({@link DeliveryEngine}, {@code Q-DEL}) calls with settle-once {@link
+ * io.queuebridge.core.group.GroupDelivery} handles (SEMANTICS A6). Visibility: a queue's {@code
+ * deliveryTimeout} is its visibility timeout unless the configuration sets a manager-wide {@link
+ * QueueManagerConfig#visibilityTimeout()} (SEMANTICS A5).
+ *
+ * <p><b>Lifecycle.</b> Build, {@link #start()}, use, {@link #stop()}. Administration, publishing
+ * and subscribing work before {@code start} too (captures wait in their lanes, push deliveries
+ * begin at {@code start}). {@code start} runs the periodic loops on the configured {@link
+ * PeriodicScheduler} (or a daemon thread of its own): the retention pass every {@code
+ * retentionCheckInterval}, the stale-consumer cleanup and ephemeral-queue expiry every {@code
+ * consumerTimeout}, and the delivery sweep every second. After {@code stop} every operation that
+ * touches the store throws {@link IllegalStateException}. The manager does not own the store:
+ * whoever opened it closes it, and only once {@link #shutdownComplete()} is true.
  *
  * <p><b>Errors.</b> The typed {@link QueueException}s listed per method. Exceptions a store raises
  * that are not {@code QueueException}s are wrapped in a {@link QueueStoreException} naming what was
@@ -88,6 +106,7 @@ public final class QueueManager {
   private final AckDurability defaultAckDurability;
   private final CaptureDispatcher capture;
   private final GroupCoordinator consumerGroups;
+  private final DeliveryEngine delivery;
 
   private final ReentrantReadWriteLock contractLock = new ReentrantReadWriteLock();
   // Replaced wholesale under the write side of contractLock; an unmodifiable map sorted by name.
@@ -98,12 +117,19 @@ public final class QueueManager {
   private final Object lifecycle = new Object();
   private volatile State state = State.NEW;
   private volatile boolean shutdownComplete;
-  private volatile DeliveryScheduler deliveryScheduler = DeliveryScheduler.NONE;
+  private volatile DeliveryScheduler deliveryScheduler;
+
+  // The periodic loops: tasks on the scheduler, a gate stop takes to wait for a running one.
+  private final ReentrantReadWriteLock loopGate = new ReentrantReadWriteLock();
+  private final List<PeriodicScheduler.Cancellable> loopTasks = new ArrayList<>(); // lifecycle
+  private ThreadPeriodicScheduler ownScheduler; // guarded by lifecycle
+  private volatile boolean loopsStopped;
 
   /**
-   * Part 2's delivery engine plugs in here: told after every successful append and queue creation
-   * ({@link #schedule}) and after a queue is deleted ({@link #unschedule}). Implementations must
-   * not block; they run on the appending thread (a publisher or a capture worker).
+   * The delivery engine's hook: told after every successful append, queue creation and subscription
+   * ({@link #schedule}) and after a queue is deleted ({@link #unschedule}). By default it forwards
+   * to the manager's {@link DeliveryEngine}; tests may replace it. Implementations must not block;
+   * they run on the appending thread (a publisher or a capture worker).
    */
   interface DeliveryScheduler {
     DeliveryScheduler NONE =
@@ -152,9 +178,12 @@ public final class QueueManager {
       built = Map.of();
     }
     this.contracts = built;
+    GroupCoordinator.Builder groupsBuilder = GroupCoordinator.builder(queues, groups).clock(clock);
+    if (config.onConsumerRemoved() != null) {
+      groupsBuilder.onConsumerRemoved(config.onConsumerRemoved());
+    }
     this.consumerGroups =
-        GroupCoordinator.builder(queues, groups)
-            .clock(clock)
+        groupsBuilder
             .settings(
                 new GroupSettings(
                     config.visibilityTimeout(),
@@ -165,6 +194,24 @@ public final class QueueManager {
                     config.dlqTopicPrefix(),
                     config.consumerTimeout()))
             .build();
+    this.delivery =
+        DeliveryEngine.builder(consumerGroups)
+            .clock(clock)
+            .workers(config.deliveryWorkers())
+            .threadPrefix("queuebridge-delivery")
+            .build();
+    this.deliveryScheduler =
+        new DeliveryScheduler() {
+          @Override
+          public void schedule(String queue) {
+            delivery.schedule(queue);
+          }
+
+          @Override
+          public void unschedule(String queue) {
+            delivery.unschedule(queue);
+          }
+        };
     this.capture =
         new CaptureDispatcher(
             "queuebridge",
@@ -179,10 +226,13 @@ public final class QueueManager {
   // ------------------------------------------------------------------------------------------
 
   /**
-   * Starts the manager: creates the configured queues that do not exist (a stored queue's config
-   * wins over the configured one), validates the protected contracts, deletes ephemeral queues that
-   * expired while the manager was down, and starts the capture workers. Blocks for that store work.
-   * If a step fails, the manager stays unstarted and {@code start} may be called again.
+   * Starts the manager (SEMANTICS B §3.2): creates the configured queues that do not exist (a
+   * stored queue's config wins over the configured one), validates the protected contracts, deletes
+   * ephemeral queues that expired while the manager was down, starts the delivery engine (which
+   * schedules every queue with a push subscription), the capture workers, and the periodic loops:
+   * retention every {@code retentionCheckInterval}, stale-consumer cleanup with ephemeral-queue
+   * expiry every {@code consumerTimeout}. Blocks for the store work of the first steps. If one of
+   * them fails, the manager stays unstarted and {@code start} may be called again.
    *
    * @throws IllegalStateException if already started or stopped
    * @throws ProtectedQueueContractDriftException if a protected queue is missing or drifted
@@ -208,20 +258,91 @@ public final class QueueManager {
       }
       validateProtectedQueueContracts();
       deleteExpiredEphemeralQueues();
+      PeriodicScheduler loops = config.scheduler();
+      if (loops == null) {
+        ownScheduler = new ThreadPeriodicScheduler("queuebridge-loops");
+        loops = ownScheduler;
+      }
+      delivery.start(loops);
       capture.start();
+      loopTasks.add(
+          loops.schedule(
+              "retention",
+              config.retentionCheckInterval(),
+              () -> runLoop("retention", consumerGroups::retentionPass)));
+      loopTasks.add(
+          loops.schedule(
+              "consumer-cleanup",
+              config.consumerTimeout(),
+              () -> runLoop("consumer cleanup", this::cleanUpConsumers)));
       state = State.RUNNING;
     }
   }
 
+  /** Stale members out, then expired ephemeral queues (B §3.11, §3.12). */
+  private void cleanUpConsumers() {
+    Instant now = clock.instant();
+    consumerGroups.removeStaleConsumers(now);
+    for (String deleted : consumerGroups.expireEphemeralQueues(now)) {
+      deliveryScheduler.unschedule(deleted);
+    }
+  }
+
+  private void runLoop(String name, Runnable body) {
+    ReentrantReadWriteLock.ReadLock gate = loopGate.readLock();
+    if (!gate.tryLock()) {
+      return; // stop is waiting for the loops
+    }
+    try {
+      if (!loopsStopped) {
+        body.run();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("The {} loop failed; it runs again next period", name, e);
+    } finally {
+      gate.unlock();
+    }
+  }
+
+  /** Cancels the loops and waits up to {@code timeout} for one in progress; whether none is. */
+  private boolean stopLoops(Duration timeout) {
+    loopsStopped = true;
+    for (PeriodicScheduler.Cancellable task : loopTasks) {
+      task.cancel();
+    }
+    loopTasks.clear();
+    if (ownScheduler != null) {
+      ownScheduler.shutdown();
+    }
+    ReentrantReadWriteLock.WriteLock w = loopGate.writeLock();
+    try {
+      if (w.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        w.unlock();
+        return true;
+      }
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /**
-   * Stops the manager ({@code Q-STOP}): capture first (no capture is accepted afterwards; the lanes
-   * drain for at most the drain timeout; what is left is counted as dropped). Blocks up to the
-   * capture drain timeout. Idempotent: once shutdown is complete further calls return at once;
-   * after a {@link CaptureStillRunningException} a further call waits for the workers again and
-   * completes the shutdown if they have left.
+   * Stops the manager ({@code Q-STOP}), in this order: capture first (no capture is accepted
+   * afterwards; the lanes drain for at most the capture drain timeout; what is left is counted as
+   * dropped), because its workers append and schedule deliveries; then the delivery engine (every
+   * push subscription ends and leaves its group, running handlers are waited for, never
+   * interrupted); then the periodic loops (cancelled, one in progress waited for). The last two
+   * share the delivery drain timeout. Blocks up to the sum of both timeouts. Idempotent: once
+   * shutdown is complete further calls return at once; after a {@link CaptureStillRunningException}
+   * or {@link DeliveryStillRunningException} a further call waits again and completes the shutdown
+   * if everything has left the store.
    *
    * @throws CaptureStillRunningException if a capture worker is still inside the store: the store
    *     must then not be closed, and {@link #shutdownComplete()} stays false
+   * @throws DeliveryStillRunningException if a handler, the delivery dispatcher or a periodic loop
+   *     is still running: the store must then not be closed, and {@link #shutdownComplete()} stays
+   *     false
    */
   public void stop() {
     synchronized (lifecycle) {
@@ -229,8 +350,14 @@ public final class QueueManager {
         return;
       }
       state = State.STOPPED;
-      if (!capture.stop()) {
+      boolean captureQuiet = capture.stop();
+      boolean deliveryQuiet = delivery.stop(config.deliveryDrainTimeout());
+      boolean loopsQuiet = stopLoops(config.deliveryDrainTimeout());
+      if (!captureQuiet) {
         throw new CaptureStillRunningException(capture.liveWorkers());
+      }
+      if (!deliveryQuiet || !loopsQuiet) {
+        throw new DeliveryStillRunningException(delivery.liveThreads() + (loopsQuiet ? 0 : 1));
       }
       shutdownComplete = true;
     }
@@ -245,9 +372,13 @@ public final class QueueManager {
     return shutdownComplete;
   }
 
-  /** A snapshot of the counters. Never blocks; allowed after stop. */
+  /**
+   * A snapshot of every counter: capture, consumer groups (claims, steals, settlements, dead
+   * letters, PEL) and push delivery. Never blocks; allowed after stop.
+   */
   public QueueManagerMetrics metrics() {
-    return new QueueManagerMetrics(capture.failures(), capture.dropped());
+    return new QueueManagerMetrics(
+        capture.failures(), capture.dropped(), consumerGroups.metrics(), delivery.metrics());
   }
 
   // ------------------------------------------------------------------------------------------
@@ -461,6 +592,37 @@ public final class QueueManager {
     }
     if (failure != null) {
       throw failure;
+    }
+  }
+
+  /**
+   * Publishes synchronously to exactly {@code queue}: no routing by topic, no fan-out, no
+   * auto-creation. Otherwise as {@link #publish}: the message is stamped the same way, the queue's
+   * limits and acknowledgement policy apply, and the call blocks for the append (and the barrier,
+   * under {@code FSYNC}). For writers that address one work queue, such as a job driver.
+   *
+   * @return the message's offset
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws InvalidConfigException if the topic is not a valid topic name
+   * @throws QueueMessageTooLargeException if the message is over the queue's maximum size
+   * @throws QueueFullException if a classic queue holds its {@code maxDepth} messages
+   * @throws DurableSyncUnsupportedException if the queue needs a barrier the store cannot provide
+   * @throws QueueStoreException if the append or the barrier failed
+   * @throws InterruptedException if interrupted before a barrier-backed append started (nothing
+   *     written)
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public long publishTo(String queue, PublishRequest request) throws InterruptedException {
+    ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(request, "request");
+    TopicFilters.validateTopicName(request.topic());
+    Message base = normalise(request);
+    QueueConfig target = getQueue(queue);
+    try {
+      return appendTo(target, base);
+    } catch (RuntimeException e) {
+      throw wrap(queue, "append to queue " + queue, e);
     }
   }
 
@@ -1133,6 +1295,228 @@ public final class QueueManager {
                               + m.wanted()
                               + ")")
                   .collect(Collectors.joining(", ")));
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Consumers (SEMANTICS B §3.6 Q-SUB, §3.10 Q-DEL)
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * Joins {@code clientId} to a queue-mode group of {@code queue}, creating the queue when absent
+   * ({@code subscribe}, B §3.6): as {@link #subscribe(String, String, String, String,
+   * CursorOption)} with a null cursor.
+   */
+  public ConsumerGroupState subscribe(
+      String queue, String pattern, String clientId, String groupId) {
+    return subscribe(queue, pattern, clientId, groupId, null);
+  }
+
+  /**
+   * Joins {@code clientId} to a group of {@code queue} as member {@code clientId}, creating the
+   * queue when absent ({@code subscribe} / {@code subscribeWithCursor}, B §3.6):
+   *
+   * <ol>
+   *   <li>the queue is read, or created as an ephemeral queue with the filter {@code
+   *       $queue/<queue>/#} (a concurrent creation is tolerated);
+   *   <li>a stream-mode cursor on a classic queue converts the queue to a stream ({@link
+   *       #updateQueue}); a refused conversion (a protected queue, say) is logged and the join goes
+   *       on;
+   *   <li>the member joins the group {@code groupId} qualified by {@code pattern} ({@code
+   *       group@pattern}), created when needed with the cursor's mode and auto-commit; a null or
+   *       empty {@code groupId} means the default group: the client id up to its first {@code -} in
+   *       queue mode, the whole client id in stream mode (B §1.4); the cursor's position is applied
+   *       to the group's shared cursor ({@link GroupCoordinator#join});
+   *   <li>an ephemeral queue's disconnect time is cleared, and delivery is scheduled.
+   * </ol>
+   *
+   * Pull consumers then claim and settle through {@link #consumerGroups()}; for push delivery use
+   * {@link #consume}. Blocks for the store work.
+   *
+   * @param pattern routing-key filter of the group; null or empty = every message
+   * @param cursor mode, position and auto-commit; null = resume in queue mode
+   * @return the group after joining
+   * @throws GroupModeMismatchException if the group exists in the other mode
+   * @throws InvalidConfigException if the queue name or the pattern is invalid
+   * @throws ProtectedQueueMutationException if the queue is protected but absent
+   * @throws IllegalArgumentException if {@code clientId} is empty, or the default group is empty
+   * @throws QueueStoreException if the store failed ("failed to resolve queue for subscription"
+   *     when resolving the queue)
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public ConsumerGroupState subscribe(
+      String queue, String pattern, String clientId, String groupId, CursorOption cursor) {
+    ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    GroupMode mode = cursor == null ? GroupMode.QUEUE : cursor.effectiveMode();
+    QueueConfig q;
+    try {
+      q = getOrCreateQueue(queue, AUTO_QUEUE_ROOT + queue + "/#");
+    } catch (QueueException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new QueueStoreException(queue, "failed to resolve queue for subscription: " + e, e);
+    }
+    if (mode == GroupMode.STREAM && !q.isStream()) {
+      try {
+        updateQueue(q.toBuilder().type(QueueType.STREAM).build());
+        LOG.info("Converted queue {} to a stream for stream subscriber {}", queue, clientId);
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "Cannot convert queue {} to a stream for stream subscriber {}; joining anyway",
+            queue,
+            clientId,
+            e);
+      }
+    }
+    return join(queue, pattern, clientId, groupId, cursor);
+  }
+
+  /**
+   * As {@link #subscribeExisting(String, String, String, String, CursorOption)} with a null cursor:
+   * joins a queue-mode group of an existing queue.
+   */
+  public ConsumerGroupState subscribeExisting(
+      String queue, String pattern, String clientId, String groupId) {
+    return subscribeExisting(queue, pattern, clientId, groupId, null);
+  }
+
+  /**
+   * Joins {@code clientId} to a group of an existing queue ({@code subscribeExisting} / {@code
+   * subscribeExistingWithCursor}, B §3.6): as {@link #subscribe(String, String, String, String,
+   * CursorOption)}, but the queue is never created or converted.
+   *
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws QueueNotStreamException if the cursor is in stream mode and the queue is classic
+   * @throws GroupModeMismatchException if the group exists in the other mode
+   * @throws InvalidConfigException if the pattern is invalid
+   * @throws IllegalArgumentException if {@code clientId} is empty, or the default group is empty
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public ConsumerGroupState subscribeExisting(
+      String queue, String pattern, String clientId, String groupId, CursorOption cursor) {
+    ensureUsable();
+    QueueConfig q = getQueue(Objects.requireNonNull(queue, "queue"));
+    if (cursor != null && cursor.effectiveMode() == GroupMode.STREAM && !q.isStream()) {
+      throw new QueueNotStreamException(queue);
+    }
+    return join(queue, pattern, clientId, groupId, cursor);
+  }
+
+  private ConsumerGroupState join(
+      String queue, String pattern, String clientId, String groupId, CursorOption cursor) {
+    ConsumerGroupState g;
+    try {
+      g = consumerGroups.join(queue, pattern, groupId, clientId, cursor);
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw wrap(queue, "join a group of queue " + queue, e);
+    }
+    deliveryScheduler.schedule(queue);
+    return g;
+  }
+
+  /**
+   * Removes {@code clientId} from a group of {@code queue} (B §3.6 {@code unsubscribe}). A null or
+   * empty {@code groupId} means the default group the client is a member of: the queue-mode one
+   * ({@code worker-7} → {@code worker}) is tried first, then the stream-mode one (the whole id), so
+   * a stream subscription made with the default group can be left without naming it (the reference
+   * tried only the queue-mode default). The member's pending entries stay, to be redelivered after
+   * their visibility timeout. An ephemeral queue left without members gets its disconnect time (it
+   * expires {@code expiresAfter} later). A live push subscription of that member ends. Unknown
+   * queues, groups and members are not errors.
+   *
+   * @return whether the client was a member
+   * @throws IllegalArgumentException if {@code clientId} is empty
+   * @throws QueueStoreException if the store failed
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public boolean unsubscribe(String queue, String pattern, String clientId, String groupId) {
+    ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    boolean was;
+    try {
+      was = consumerGroups.leave(queue, pattern, groupId, clientId);
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw wrap(queue, "leave a group of queue " + queue, e);
+    }
+    deliveryScheduler.schedule(queue);
+    return was;
+  }
+
+  /**
+   * Subscribes {@code consumerId} to a group of {@code queue} and has the delivery engine push its
+   * messages to {@code handler} ({@code Q-DEL}): joins as {@link #subscribe(String, String, String,
+   * String, CursorOption)} (or {@link #subscribeExisting(String, String, String, String,
+   * CursorOption)} when {@link ConsumeOptions#createQueue()} is false) with the options' pattern
+   * and cursor, then registers the subscription with the engine. Deliveries begin at once when the
+   * manager is started, else at {@link #start()}.
+   *
+   * <p>The handler receives settle-once {@link io.queuebridge.core.group.GroupDelivery} handles on
+   * a delivery worker thread, one at a time per subscription; {@link DeliveryHandler} says what
+   * happens when it throws or returns without settling. Messages arrive when they are appended
+   * (through any publish path of this manager), and otherwise at the engine's one-second sweep:
+   * nack backoffs, visibility timeouts and messages appended to the store by someone else. Closing
+   * the returned handle leaves the group.
+   *
+   * @param groupId the group; null or empty = the default group for the options' mode
+   * @return the live subscription
+   * @throws IllegalStateException if {@code consumerId} already has a live subscription on that
+   *     group, or after {@link #stop()}
+   * @throws QueueException and the other errors of {@code subscribe} / {@code subscribeExisting}
+   */
+  public Subscription consume(
+      String queue,
+      String groupId,
+      String consumerId,
+      DeliveryHandler handler,
+      ConsumeOptions options) {
+    ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(handler, "handler");
+    Objects.requireNonNull(options, "options");
+    if (consumerId == null || consumerId.isEmpty()) {
+      throw new IllegalArgumentException("consumerId must be non-empty, got " + consumerId);
+    }
+    String base =
+        groupId == null || groupId.isEmpty()
+            ? GroupCoordinator.defaultGroupId(consumerId, options.mode())
+            : groupId;
+    String effective = GroupCoordinator.effectiveGroupId(base, options.pattern());
+    int batch = options.batchSize() > 0 ? options.batchSize() : config.deliveryBatchSize();
+    return delivery.register(
+        queue,
+        effective,
+        consumerId,
+        () ->
+            options.createQueue()
+                ? subscribe(queue, options.pattern(), consumerId, base, options.cursor())
+                : subscribeExisting(queue, options.pattern(), consumerId, base, options.cursor()),
+        handler,
+        batch);
+  }
+
+  /**
+   * Waits until {@code queue}'s tail is beyond {@code offset} (a message at {@code offset} was
+   * appended, or truncated away), the timeout passes, or the thread is interrupted — for pull
+   * consumers that found nothing to claim. Returns at once when the tail is already beyond it.
+   *
+   * @return whether the tail is beyond {@code offset}
+   * @throws InterruptedException if interrupted while waiting
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public boolean awaitAppend(String queue, long offset, Duration timeout)
+      throws InterruptedException {
+    ensureUsable();
+    Objects.requireNonNull(timeout, "timeout");
+    try {
+      return queues.awaitAppend(Objects.requireNonNull(queue, "queue"), offset, timeout);
+    } catch (RuntimeException e) {
+      throw wrap(queue, "wait for an append to queue " + queue, e);
     }
   }
 

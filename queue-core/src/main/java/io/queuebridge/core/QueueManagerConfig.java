@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.group.ConsumerRemovedListener;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
@@ -12,9 +13,12 @@ import java.util.Set;
  * #builder()}; {@link Builder#build()} checks every field and names the first bad one, its value
  * and what was expected. Thread-safe.
  *
- * <p>Fields that only the consumer side uses (visibility timeout, delivery counts, claim and
- * delivery batch sizes, auto-commit interval, consumer timeout, PEL cap, retention interval) are
- * validated here already so that a configuration accepted now stays accepted.
+ * <p><b>Visibility</b> (SEMANTICS A5): a queue's {@code deliveryTimeout} is its visibility timeout.
+ * The manager's {@code visibilityTimeout} defaults to zero, which defers to each queue; a positive
+ * value is an explicit manager-wide override of every queue's setting.
+ *
+ * <p><b>Defaults that replace a non-positive value</b> also apply to {@code deliveryWorkers} and
+ * {@code deliveryDrainTimeout}.
  *
  * <p><b>Defaults that replace a non-positive value</b> (SEMANTICS B §3.1): {@code captureWorkers},
  * {@code captureQueueDepth} and {@code captureDrainTimeout} at or below zero mean the default; an
@@ -27,7 +31,12 @@ import java.util.Set;
  * §3.1).
  */
 public final class QueueManagerConfig {
-  public static final Duration DEFAULT_VISIBILITY_TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * Zero: each queue's {@code deliveryTimeout} is its visibility timeout (SEMANTICS A5). The
+   * reference's manager-wide 30 s default (B §3.1) would override every queue's own setting.
+   */
+  public static final Duration DEFAULT_VISIBILITY_TIMEOUT = Duration.ZERO;
+
   public static final int DEFAULT_MAX_DELIVERY_COUNT = 5;
   public static final int DEFAULT_CLAIM_BATCH_SIZE = 10;
   public static final Duration DEFAULT_AUTO_COMMIT_INTERVAL = Duration.ofSeconds(5);
@@ -40,6 +49,8 @@ public final class QueueManagerConfig {
   public static final int DEFAULT_CAPTURE_QUEUE_DEPTH = 1024;
   public static final Duration DEFAULT_CAPTURE_DRAIN_TIMEOUT = Duration.ofSeconds(5);
   public static final AckDurability DEFAULT_ACK_DURABILITY = AckDurability.BUFFERED;
+  public static final int DEFAULT_DELIVERY_WORKERS = 4;
+  public static final Duration DEFAULT_DELIVERY_DRAIN_TIMEOUT = Duration.ofSeconds(5);
 
   private final Duration visibilityTimeout;
   private final int maxDeliveryCount;
@@ -57,6 +68,10 @@ public final class QueueManagerConfig {
   private final List<QueueConfig> queueConfigs;
   private final List<QueueConfig> protectedQueueContracts;
   private final Clock clock;
+  private final int deliveryWorkers;
+  private final Duration deliveryDrainTimeout;
+  private final PeriodicScheduler scheduler;
+  private final ConsumerRemovedListener onConsumerRemoved;
 
   private QueueManagerConfig(Builder b) {
     this.visibilityTimeout = b.visibilityTimeout;
@@ -80,6 +95,13 @@ public final class QueueManagerConfig {
     this.queueConfigs = List.copyOf(b.queueConfigs);
     this.protectedQueueContracts = List.copyOf(b.protectedQueueContracts);
     this.clock = b.clock;
+    this.deliveryWorkers = b.deliveryWorkers <= 0 ? DEFAULT_DELIVERY_WORKERS : b.deliveryWorkers;
+    this.deliveryDrainTimeout =
+        b.deliveryDrainTimeout.compareTo(Duration.ZERO) <= 0
+            ? DEFAULT_DELIVERY_DRAIN_TIMEOUT
+            : b.deliveryDrainTimeout;
+    this.scheduler = b.scheduler;
+    this.onConsumerRemoved = b.onConsumerRemoved;
   }
 
   /** A builder starting from the defaults of SEMANTICS B §3.1. */
@@ -97,7 +119,11 @@ public final class QueueManagerConfig {
     return new Builder(this);
   }
 
-  /** How long a claimed message stays invisible to other consumers before it can be stolen. */
+  /**
+   * How long a claimed message stays invisible to the group before it can be claimed again (stolen
+   * or redelivered). Zero, the default, means each queue's own {@code deliveryTimeout} (SEMANTICS
+   * A5); a positive value overrides every queue's setting manager-wide.
+   */
   public Duration visibilityTimeout() {
     return visibilityTimeout;
   }
@@ -172,9 +198,41 @@ public final class QueueManagerConfig {
     return protectedQueueContracts;
   }
 
-  /** The clock stamping creation and expiry times and pacing the drop log. */
+  /**
+   * The clock of the whole manager: message creation and expiry, claims, visibility, retries,
+   * heartbeats, retention and ephemeral expiry.
+   */
   public Clock clock() {
     return clock;
+  }
+
+  /** Worker threads of the push delivery engine (handlers run on them). */
+  public int deliveryWorkers() {
+    return deliveryWorkers;
+  }
+
+  /**
+   * How long {@link QueueManager#stop()} waits for running handlers, the delivery dispatcher and a
+   * periodic loop in progress, after capture has drained.
+   */
+  public Duration deliveryDrainTimeout() {
+    return deliveryDrainTimeout;
+  }
+
+  /**
+   * The scheduler of the periodic loops and the delivery sweep; null (the default) = one daemon
+   * thread owned by the manager.
+   */
+  public PeriodicScheduler scheduler() {
+    return scheduler;
+  }
+
+  /**
+   * Told about members removed for missing heartbeats (SEMANTICS B §3.1 {@code onConsumerRemoved});
+   * null (the default) = nobody. Must not block.
+   */
+  public ConsumerRemovedListener onConsumerRemoved() {
+    return onConsumerRemoved;
   }
 
   @Override
@@ -211,6 +269,12 @@ public final class QueueManagerConfig {
         + protectedQueueContracts.size()
         + ", clock="
         + clock
+        + ", deliveryWorkers="
+        + deliveryWorkers
+        + ", deliveryDrainTimeout="
+        + deliveryDrainTimeout
+        + ", scheduler="
+        + (scheduler == null ? "own thread" : scheduler)
         + "}";
   }
 
@@ -232,6 +296,10 @@ public final class QueueManagerConfig {
     private List<QueueConfig> queueConfigs = List.of();
     private List<QueueConfig> protectedQueueContracts = List.of();
     private Clock clock = Clock.systemUTC();
+    private int deliveryWorkers = DEFAULT_DELIVERY_WORKERS;
+    private Duration deliveryDrainTimeout = DEFAULT_DELIVERY_DRAIN_TIMEOUT;
+    private PeriodicScheduler scheduler;
+    private ConsumerRemovedListener onConsumerRemoved;
 
     private Builder() {}
 
@@ -252,9 +320,13 @@ public final class QueueManagerConfig {
       this.queueConfigs = c.queueConfigs;
       this.protectedQueueContracts = c.protectedQueueContracts;
       this.clock = c.clock;
+      this.deliveryWorkers = c.deliveryWorkers;
+      this.deliveryDrainTimeout = c.deliveryDrainTimeout;
+      this.scheduler = c.scheduler;
+      this.onConsumerRemoved = c.onConsumerRemoved;
     }
 
-    /** Must be positive. */
+    /** Zero (the default) = each queue's {@code deliveryTimeout}; negative is rejected. */
     public Builder visibilityTimeout(Duration value) {
       this.visibilityTimeout = Objects.requireNonNull(value, "visibilityTimeout");
       return this;
@@ -353,13 +425,40 @@ public final class QueueManagerConfig {
       return this;
     }
 
+    /** At or below zero means the default (4). */
+    public Builder deliveryWorkers(int value) {
+      this.deliveryWorkers = value;
+      return this;
+    }
+
+    /** At or below zero (or null) means the default (5 s). */
+    public Builder deliveryDrainTimeout(Duration value) {
+      this.deliveryDrainTimeout = Objects.requireNonNullElse(value, Duration.ZERO);
+      return this;
+    }
+
+    /** Null (the default) = one daemon thread owned by the manager. */
+    public Builder scheduler(PeriodicScheduler value) {
+      this.scheduler = value;
+      return this;
+    }
+
+    /** Null (the default) = nobody is told. */
+    public Builder onConsumerRemoved(ConsumerRemovedListener value) {
+      this.onConsumerRemoved = value;
+      return this;
+    }
+
     /**
      * Checks every field and builds.
      *
      * @throws InvalidConfigException naming the first bad field, its value and what was expected
      */
     public QueueManagerConfig build() {
-      requirePositive("visibilityTimeout", visibilityTimeout);
+      if (visibilityTimeout.isNegative()) {
+        throw new InvalidConfigException(
+            "visibilityTimeout", visibilityTimeout, ">= 0 (0 = each queue's deliveryTimeout)");
+      }
       requirePositive("maxDeliveryCount", maxDeliveryCount);
       requirePositive("claimBatchSize", claimBatchSize);
       if (autoCommitInterval.isNegative()) {

@@ -73,7 +73,7 @@ public final class SharedStores {
       OPEN.remove(e.identity);
       try {
         e.manager.stop();
-      } catch (CaptureStillRunningException ex) {
+      } catch (CaptureStillRunningException | DeliveryStillRunningException ex) {
         log.warn("Leaving store {} open: {}", e.storage.description(), ex.getMessage());
         return;
       }

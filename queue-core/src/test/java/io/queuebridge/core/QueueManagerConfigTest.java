@@ -3,6 +3,7 @@ package io.queuebridge.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.queuebridge.core.group.ConsumerRemovedListener;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +16,7 @@ class QueueManagerConfigTest {
   @Test
   void defaultsAreThoseOfTheSpecification() {
     QueueManagerConfig c = QueueManagerConfig.defaults();
-    assertThat(c.visibilityTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.visibilityTimeout()).as("defer to each queue's deliveryTimeout (A5)").isZero();
     assertThat(c.maxDeliveryCount()).isEqualTo(5);
     assertThat(c.claimBatchSize()).isEqualTo(10);
     assertThat(c.autoCommitInterval()).isEqualTo(Duration.ofSeconds(5));
@@ -31,6 +32,28 @@ class QueueManagerConfigTest {
     assertThat(c.queueConfigs()).isEmpty();
     assertThat(c.protectedQueueContracts()).isEmpty();
     assertThat(c.clock()).isNotNull();
+    assertThat(c.deliveryWorkers()).isEqualTo(4);
+    assertThat(c.deliveryDrainTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(c.scheduler()).as("the manager's own thread").isNull();
+    assertThat(c.onConsumerRemoved()).isNull();
+  }
+
+  @Test
+  void zeroVisibilityDefersToTheQueueAndAPositiveOneIsAManagerWideOverride() {
+    assertThat(QueueManagerConfig.builder().visibilityTimeout(Duration.ZERO).build())
+        .extracting(QueueManagerConfig::visibilityTimeout)
+        .isEqualTo(Duration.ZERO);
+    assertThat(QueueManagerConfig.builder().visibilityTimeout(Duration.ofSeconds(7)).build())
+        .extracting(QueueManagerConfig::visibilityTimeout)
+        .isEqualTo(Duration.ofSeconds(7));
+  }
+
+  @Test
+  void nonPositiveDeliverySettingsMeanTheDefault() {
+    QueueManagerConfig c =
+        QueueManagerConfig.builder().deliveryWorkers(0).deliveryDrainTimeout(null).build();
+    assertThat(c.deliveryWorkers()).isEqualTo(4);
+    assertThat(c.deliveryDrainTimeout()).isEqualTo(Duration.ofSeconds(5));
   }
 
   @Test
@@ -125,6 +148,8 @@ class QueueManagerConfigTest {
   @Test
   void toBuilderKeepsEveryValue() {
     Clock clock = MutableClock.at("2026-01-01T00:00:00Z");
+    PeriodicScheduler scheduler = (name, period, task) -> () -> {};
+    ConsumerRemovedListener listener = (q, g, ids) -> {};
     QueueManagerConfig c =
         QueueManagerConfig.builder()
             .captureWorkers(2)
@@ -133,8 +158,16 @@ class QueueManagerConfigTest {
             .dlqTopicPrefix("d/")
             .clock(clock)
             .queueConfigs(List.of(QueueConfig.durable("q").build()))
+            .deliveryWorkers(3)
+            .deliveryDrainTimeout(Duration.ofSeconds(9))
+            .scheduler(scheduler)
+            .onConsumerRemoved(listener)
             .build();
     QueueManagerConfig copy = c.toBuilder().build();
+    assertThat(copy.deliveryWorkers()).isEqualTo(3);
+    assertThat(copy.deliveryDrainTimeout()).isEqualTo(Duration.ofSeconds(9));
+    assertThat(copy.scheduler()).isSameAs(scheduler);
+    assertThat(copy.onConsumerRemoved()).isSameAs(listener);
     assertThat(copy.captureWorkers()).isEqualTo(2);
     assertThat(copy.captureQueueDepth()).isEqualTo(8);
     assertThat(copy.ackDurability()).isEqualTo(AckDurability.FSYNC);

@@ -14,6 +14,7 @@ import io.queuebridge.core.MessageNotPendingException;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.OffsetOutOfRangeException;
 import io.queuebridge.core.PelFullException;
+import io.queuebridge.core.PendingEntryNotFoundException;
 import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueException;
@@ -67,8 +68,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Claim</b>: from the group's cursor, skipping truncated offsets, expired messages,
  *       messages whose routing key the group's filter rejects, and offsets the group already holds
  *       (after a rewind); each claimed message gets a pending entry {@code {consumer, now, count 1,
- *       visibleAt = now + visibility}} and the cursor is persisted once per call. The PEL cap
- *       ({@code maxPelSize}) stops cursor claims. A claim also counts as the member's heartbeat.
+ *       visibleAt = now + visibility}}, and the entries and the new cursor are recorded by one
+ *       {@link ConsumerGroupStore#claimPending} call per claim. The PEL cap ({@code maxPelSize})
+ *       stops cursor claims. A claim also counts as the member's heartbeat.
  *   <li><b>Steal</b> (topping up a batch): entries whose {@code visibleAt} has passed, oldest
  *       offset first, <em>including the claimer's own</em> (A2). An entry whose message is poison —
  *       {@code deliveryCount >= maxDeliveryCount}, or its retries would exceed the queue's {@code
@@ -78,7 +80,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Visibility</b> is {@link GroupSettings#visibilityTimeout()} or, when that is zero, the
  *       queue's {@code deliveryTimeout} (A5). {@link #renew} extends it for entries a member holds.
  *   <li><b>Committed offset</b> after any removal: the cursor when nothing is pending, else {@code
- *       max(committed, lowest pending offset)} (B §3.7).
+ *       max(committed, lowest pending offset)} (B §3.7); every removal (ack, reject, poison,
+ *       expiry) is one fenced {@link ConsumerGroupStore#acknowledgePending} call.
  * </ul>
  *
  * <h2>Stream mode (cursor readers)</h2>
@@ -551,8 +554,8 @@ public final class GroupCoordinator {
       }
       return pelFull;
     } finally {
-      lock.unlock();
       metrics.claimLatencyNanos.add(System.nanoTime() - start);
+      lock.unlock();
     }
   }
 
@@ -581,6 +584,8 @@ public final class GroupCoordinator {
     int claimed = 0;
     int examined = 0;
     boolean full = false;
+    Instant visibleAt = now.plus(visibility);
+    List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
     scan:
     while (claimed < n && cursor < tail && examined < SCAN_LIMIT) {
       if (max > 0 && pelSize >= max) {
@@ -599,10 +604,8 @@ public final class GroupCoordinator {
             || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
           continue;
         }
-        PendingEntry e =
-            new PendingEntry(m.offset(), consumerId, now, 1, now, now.plus(visibility));
-        groups.addPending(queue, g.id(), e);
-        metrics.pelChanged(1);
+        PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt);
+        entries.add(e);
         pelSize++;
         claimed++;
         out.add(delivery(g, e, m));
@@ -615,8 +618,10 @@ public final class GroupCoordinator {
         }
       }
     }
-    if (cursor != g.cursor()) {
-      groups.updateCursor(queue, g.id(), cursor, now);
+    if (!entries.isEmpty() || cursor != g.cursor()) {
+      // one store call for the whole batch: the entries and the cursor
+      groups.claimPending(queue, g.id(), entries, cursor, now);
+      metrics.pelChanged(claimed);
     }
     metrics.claimed(claimed, claimed < n);
     return full ? pelSize : -1;
@@ -765,19 +770,18 @@ public final class GroupCoordinator {
     lock.lock();
     try {
       Instant now = clock.instant();
-      ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
       if (d.mode() == GroupMode.STREAM) {
+        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
         if (g.autoCommit() && d.offset() + 1 > g.committed()) {
           groups.updateCommitted(d.queue(), d.group(), d.offset() + 1, now);
         }
       } else {
-        PendingEntry e = heldBy(g, d);
-        removeEntry(g, e, now);
+        remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
       }
       metrics.acks.increment();
     } finally {
-      lock.unlock();
       metrics.ackLatencyNanos.add(System.nanoTime() - start);
+      lock.unlock();
     }
   }
 
@@ -787,12 +791,11 @@ public final class GroupCoordinator {
       if (d.mode() == GroupMode.QUEUE) {
         Instant now = clock.instant();
         QueueConfig config = queues.getQueue(d.queue());
-        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
-        PendingEntry e = heldBy(g, d);
+        PendingEntry e = heldBy(d);
         String exhausted = exhausted(config, e, now);
         if (exhausted != null) {
-          deadLetter(config, g.id(), e, d.message(), "nacked; " + exhausted, now);
-          removeEntry(g, e, now);
+          deadLetter(config, d.group(), e, d.message(), "nacked; " + exhausted, now);
+          removeEntry(d.queue(), d.group(), e, now);
         } else {
           Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
           groups.updatePending(
@@ -817,8 +820,8 @@ public final class GroupCoordinator {
     lock.lock();
     try {
       Instant now = clock.instant();
-      ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
       if (d.mode() == GroupMode.STREAM) {
+        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
         long past = d.offset() + 1;
         if (past > g.cursor()) {
           groups.updateCursor(d.queue(), d.group(), past, now);
@@ -833,10 +836,10 @@ public final class GroupCoordinator {
             d.offset(),
             reason);
       } else {
-        PendingEntry e = heldBy(g, d);
+        PendingEntry e = heldBy(d);
         QueueConfig config = queues.getQueue(d.queue());
         if (config.dlq().enabled()) {
-          deadLetter(config, g.id(), e, d.message(), "rejected: " + reason, now);
+          deadLetter(config, d.group(), e, d.message(), "rejected: " + reason, now);
         } else {
           LOG.debug(
               "group {} on queue {} rejected offset {} ({}); no dead-letter queue, dropped",
@@ -846,7 +849,7 @@ public final class GroupCoordinator {
               reason);
           metrics.discarded.increment();
         }
-        removeEntry(g, e, now);
+        removeEntry(d.queue(), d.group(), e, now);
       }
       metrics.rejects.increment();
     } finally {
@@ -855,32 +858,34 @@ public final class GroupCoordinator {
   }
 
   /** The group's entry for the delivery, if this very delivery still holds it. */
-  private static PendingEntry heldBy(ConsumerGroupState g, GroupDelivery d) {
-    return g.pendingAt(d.offset())
+  private PendingEntry heldBy(GroupDelivery d) {
+    return groups
+        .findPending(d.queue(), d.group(), d.offset())
         .filter(
             e -> e.consumerId().equals(d.consumerId()) && e.deliveryCount() == d.deliveryCount())
         .orElseThrow(() -> new MessageNotPendingException(d.queue(), d.group(), d.offset()));
   }
 
-  /** Removes an entry of the snapshot {@code g} and advances the committed offset (B §3.7). */
-  private void removeEntry(ConsumerGroupState g, PendingEntry e, Instant now) {
-    groups.removePending(g.queue(), g.id(), e.consumerId(), e.offset());
+  /** Removes a held entry and advances the committed offset (B §3.7), in one store call. */
+  private void removeEntry(String queue, String group, PendingEntry e, Instant now) {
+    groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
     metrics.pelChanged(-1);
-    long target = g.cursor();
-    for (PendingEntry p : g.pending()) {
-      if (p.offset() != e.offset()) {
-        target = p.offset(); // pending is sorted: the lowest other offset
-        break;
-      }
-    }
-    if (target > g.committed()) {
-      groups.updateCommitted(g.queue(), g.id(), target, now);
-    }
   }
 
-  /** As {@link #removeEntry(ConsumerGroupState, PendingEntry, Instant)} on the current state. */
-  private void removeEntry(String queue, String group, PendingEntry e, Instant now) {
-    removeEntry(groups.getGroup(queue, group), e, now);
+  /**
+   * Removes the entry a delivery holds, fenced by consumer and delivery count, and advances the
+   * committed offset.
+   *
+   * @throws MessageNotPendingException if the delivery no longer holds it
+   */
+  private void remove(
+      String queue, String group, String consumerId, long offset, int count, Instant now) {
+    try {
+      groups.acknowledgePending(queue, group, consumerId, offset, count, now);
+    } catch (PendingEntryNotFoundException stale) {
+      throw new MessageNotPendingException(queue, group, offset);
+    }
+    metrics.pelChanged(-1);
   }
 
   // ---------------------------------------------------------------- dead letters
@@ -1012,8 +1017,8 @@ public final class GroupCoordinator {
       metrics.claimed(out.size(), out.size() < n);
       return new StreamBatch(out, next);
     } finally {
-      lock.unlock();
       metrics.claimLatencyNanos.add(System.nanoTime() - start);
+      lock.unlock();
     }
   }
 
@@ -1124,7 +1129,12 @@ public final class GroupCoordinator {
 
   /** Zeroes every counter except the PEL gauge and its high-water mark. */
   public void resetMetrics() {
-    metrics.reset();
+    lock.lock();
+    try {
+      metrics.reset();
+    } finally {
+      lock.unlock();
+    }
   }
 
   // ---------------------------------------------------------------- retention and expiry

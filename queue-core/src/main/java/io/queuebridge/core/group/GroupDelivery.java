@@ -5,7 +5,7 @@ import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageNotPendingException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One message handed to one consumer of a group, with its settle-once handle (SEMANTICS A6).
@@ -37,6 +37,12 @@ public final class GroupDelivery {
   private static final int UNSETTLED = 0;
   private static final int SETTLING = 1;
   private static final int SETTLED = 2;
+  private static final AtomicIntegerFieldUpdater<GroupDelivery> STATE =
+      AtomicIntegerFieldUpdater.newUpdater(GroupDelivery.class, "state");
+
+  private static final int ACK = 0;
+  private static final int NACK = 1;
+  private static final int REJECT = 2;
 
   private final GroupCoordinator coordinator;
   private final String queue;
@@ -45,7 +51,7 @@ public final class GroupDelivery {
   private final GroupMode mode;
   private final int deliveryCount;
   private final Message message;
-  private final AtomicInteger state = new AtomicInteger(UNSETTLED);
+  private volatile int state = UNSETTLED;
 
   GroupDelivery(
       GroupCoordinator coordinator,
@@ -99,7 +105,7 @@ public final class GroupDelivery {
 
   /** Whether a settlement of this delivery succeeded. */
   public boolean isSettled() {
-    return state.get() == SETTLED;
+    return state == SETTLED;
   }
 
   /**
@@ -109,7 +115,7 @@ public final class GroupDelivery {
    * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
    */
   public void ack() {
-    settle(() -> coordinator.settleAck(this));
+    settle(ACK, null, null);
   }
 
   /**
@@ -120,7 +126,7 @@ public final class GroupDelivery {
    * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
    */
   public void nack() {
-    settle(() -> coordinator.settleNack(this, null));
+    settle(NACK, null, null);
   }
 
   /**
@@ -137,7 +143,7 @@ public final class GroupDelivery {
       throw new IllegalArgumentException(
           "nack delay must be >= 0 for offset " + offset() + " of queue " + queue + ": " + delay);
     }
-    settle(() -> coordinator.settleNack(this, delay));
+    settle(NACK, delay, null);
   }
 
   /**
@@ -152,19 +158,23 @@ public final class GroupDelivery {
    */
   public void reject(String reason) {
     String why = Objects.requireNonNullElse(reason, "");
-    settle(() -> coordinator.settleReject(this, why));
+    settle(REJECT, null, why);
   }
 
-  private void settle(Runnable action) {
-    if (!state.compareAndSet(UNSETTLED, SETTLING)) {
+  private void settle(int action, Duration delay, String reason) {
+    if (!STATE.compareAndSet(this, UNSETTLED, SETTLING)) {
       throw new DeliveryAlreadySettledException(queue, group, offset());
     }
     boolean done = false;
     try {
-      action.run();
+      switch (action) {
+        case ACK -> coordinator.settleAck(this);
+        case NACK -> coordinator.settleNack(this, delay);
+        default -> coordinator.settleReject(this, reason);
+      }
       done = true;
     } finally {
-      state.set(done ? SETTLED : UNSETTLED);
+      STATE.lazySet(this, done ? SETTLED : UNSETTLED); // only this thread owns SETTLING
     }
   }
 
