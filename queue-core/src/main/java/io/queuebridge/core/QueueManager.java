@@ -1559,7 +1559,9 @@ public final class QueueManager {
     return false;
   }
 
-  /** One target's message: fresh id, copied bytes, state queued, created now, TTL applied. */
+  /**
+   * One target's message: fresh id, the request's bytes, state queued, created now, TTL applied.
+   */
   private static Message newMessage(Message base, QueueConfig queue, Instant now) {
     Message.Builder b =
         base.toBuilder()
@@ -1571,7 +1573,9 @@ public final class QueueManager {
                 queue.messageTtl().isZero() || queue.messageTtl().isNegative()
                     ? null
                     : now.plus(queue.messageTtl()));
-    return b.build();
+    // The request already copied the caller's arrays when it was built and a Message never
+    // exposes them for writing, so every target can share them.
+    return b.buildOwned();
   }
 
   /** The per-target append of {@code Q-PUB} and capture: limits, then the {@code Q-ACK} policy. */
