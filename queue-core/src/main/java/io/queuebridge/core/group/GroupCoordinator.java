@@ -236,6 +236,11 @@ public final class GroupCoordinator {
    * <p>The queue must exist: creating it, and converting a classic queue for a stream reader, are
    * the manager's decisions.
    *
+   * <p>The reference adopts the requested mode for an existing group that has none (B §3.6 step 4).
+   * The model cannot express a group without a mode ({@link ConsumerGroupState#mode()} is never
+   * null; stores load a missing mode as {@link GroupMode#QUEUE}, B §1.4), so a group's mode is
+   * fixed when it is created and any other requested mode is a mismatch.
+   *
    * @param pattern the group's routing-key filter; null or empty = all messages
    * @param cursor where and how to read; null = resume in queue mode
    * @return the group after joining

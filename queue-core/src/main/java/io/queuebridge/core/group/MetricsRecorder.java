@@ -36,7 +36,10 @@ final class MetricsRecorder {
   }
 
   void pelChanged(long delta) {
-    setPelSize(pelSize.addAndGet(delta));
+    long size = pelSize.addAndGet(delta);
+    if (size > pelHighWater.get()) {
+      pelHighWater.accumulateAndGet(size, Math::max);
+    }
   }
 
   void setPelSize(long size) {
