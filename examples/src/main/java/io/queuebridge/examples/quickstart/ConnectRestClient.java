@@ -53,7 +53,9 @@ public final class ConnectRestClient {
     JsonNode body = send(request("connector-plugins").GET());
     List<Plugin> out = new ArrayList<>();
     for (JsonNode p : body) {
-      out.add(new Plugin(p.path("class").asText(), p.path("type").asText(), p.path("version").asText()));
+      out.add(
+          new Plugin(
+              p.path("class").asText(), p.path("type").asText(), p.path("version").asText()));
     }
     return out;
   }
@@ -180,7 +182,10 @@ public final class ConnectRestClient {
       return body == null || body.isBlank() ? JSON.nullNode() : JSON.readTree(body);
     } catch (IOException e) {
       throw new UncheckedIOException(
-          request.method() + " " + request.uri() + " answered with something that is not JSON: "
+          request.method()
+              + " "
+              + request.uri()
+              + " answered with something that is not JSON: "
               + body,
           e);
     }

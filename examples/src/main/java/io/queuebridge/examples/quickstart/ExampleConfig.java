@@ -116,7 +116,10 @@ public final class ExampleConfig {
   /** The {@code config} object with placeholders resolved, in file order. */
   public Map<String, String> config(Map<String, String> values) {
     Map<String, String> out = new LinkedHashMap<>();
-    parse(resolve(values)).get("config").properties().forEach(e -> out.put(e.getKey(), e.getValue().asText()));
+    parse(resolve(values))
+        .get("config")
+        .properties()
+        .forEach(e -> out.put(e.getKey(), e.getValue().asText()));
     return out;
   }
 
