@@ -8,6 +8,15 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.queuebridge.core.CursorOption;
+import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.PublishRequest;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.QueueManager;
+import io.queuebridge.core.QueueManagerConfig;
+import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.store.QueueStores;
+import io.queuebridge.core.store.Storage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,6 +54,7 @@ class PluginArchiveIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(120);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long BASE_TIMESTAMP = 1_767_225_600_000L;
+  private static final String DLQ_EXAMPLE = "source-classic-queue-dlq.json";
 
   @TempDir static Path temp;
   private static EmbeddedConnectCluster cluster;
@@ -134,7 +144,12 @@ class PluginArchiveIT {
   void etcShipsEveryExampleConfigUnchanged() throws IOException {
     Path etc = PluginUnderTest.dir().resolve("etc");
     Set<String> sources = names(PluginUnderTest.exampleSources());
-    assertThat(sources).contains(QuickstartRun.SINK_EXAMPLE, QuickstartRun.REPLAY_EXAMPLE);
+    assertThat(sources)
+        .contains(
+            QuickstartRun.SINK_EXAMPLE,
+            QuickstartRun.REPLAY_EXAMPLE,
+            QuickstartRun.RESTORE_EXAMPLE,
+            DLQ_EXAMPLE);
     assertThat(names(etc)).isEqualTo(union(sources, Set.of("README.md")));
     for (String example : sources) {
       assertThat(etc.resolve(example))
@@ -223,6 +238,82 @@ class PluginArchiveIT {
     List<RecordSnapshot> stored = StreamContents.read(store, stream, TIMEOUT);
     assertThat(QuickstartRun.compareStream(produced, stored)).isEmpty();
     assertThat(stored).hasSize(produced.size());
+  }
+
+  @Test
+  void shippedClassicQueueExampleDeliversJobsAndDeadLettersAPoisonOneToTheKafkaDlqTopic()
+      throws Exception {
+    ExampleConfig example =
+        ExampleConfig.read(PluginUnderTest.dir().resolve("etc").resolve(DLQ_EXAMPLE));
+    Path store = temp.resolve("classic-store");
+    Map<String, String> placeholders = Map.of("STORE_DIR", store.toString());
+    Map<String, String> config = example.config(placeholders);
+    String queue = config.get("queue.names");
+    String topic = config.get("topic");
+    String dlqTopic = config.get("kafka.dlq.topic");
+    int maxDeliveries = Integer.parseInt(config.get("max.deliveries"));
+    String group = "connect-" + example.name();
+
+    // An application fills the classic queue before the worker opens the store (a file store has
+    // one opener): five jobs, and one that was already delivered max.deliveries times to the
+    // connector's group without ever being acknowledged (a poison message).
+    try (Storage storage = QueueStores.file(store)) {
+      QueueManager manager = new QueueManager(storage, QueueManagerConfig.defaults());
+      manager.start();
+      try {
+        manager.createQueue(QueueConfig.durable(queue).topics(queue + "/#").build());
+        publish(manager, queue + "/poison", "poison");
+        GroupCoordinator groups = manager.consumerGroups();
+        groups.join(queue, null, group, "crashed-worker", CursorOption.earliest(GroupMode.QUEUE));
+        for (int i = 0; i < maxDeliveries; i++) {
+          groups.claimNext(queue, group, "crashed-worker").orElseThrow().nack(Duration.ZERO);
+        }
+        groups.leave(queue, null, group, "crashed-worker");
+        for (int i = 1; i <= 5; i++) {
+          publish(manager, queue + "/resize", "job-" + i);
+        }
+      } finally {
+        manager.stop();
+      }
+    }
+
+    assertThat(rest.createConnector(example.resolve(placeholders))).isEqualTo(example.name());
+    List<RecordSnapshot> delivered = consume(topic, 5);
+    List<RecordSnapshot> dead = consume(dlqTopic, 1);
+
+    assertThat(delivered)
+        .extracting(r -> RecordSnapshot.show(r.value()))
+        .containsExactlyInAnyOrder("job-1", "job-2", "job-3", "job-4", "job-5");
+    assertThat(dead)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(RecordSnapshot.show(r.value())).isEqualTo("poison");
+              assertThat(header(r, "__connect.errors.queue.name")).isEqualTo(queue);
+              assertThat(header(r, "__connect.errors.queue.offset")).isEqualTo("0");
+              assertThat(header(r, "__connect.errors.reason")).contains("max.deliveries");
+            });
+
+    rest.deleteConnector(example.name());
+    // and the queue's own dead-letter queue has it, once the worker let go of the store
+    List<RecordSnapshot> deadLetters = StreamContents.read(store, "$dlq/" + queue, TIMEOUT);
+    assertThat(deadLetters)
+        .singleElement()
+        .satisfies(r -> assertThat(RecordSnapshot.show(r.value())).isEqualTo("poison"));
+  }
+
+  private static void publish(QueueManager manager, String topic, String value)
+      throws InterruptedException {
+    manager.publish(
+        PublishRequest.builder(topic).value(value.getBytes(StandardCharsets.UTF_8)).build());
+  }
+
+  private static String header(RecordSnapshot r, String key) {
+    return r.headers().stream()
+        .filter(h -> h.key().equals(key))
+        .map(h -> RecordSnapshot.show(h.value()))
+        .findFirst()
+        .orElse(null);
   }
 
   private static List<RecordSnapshot> consume(String topic, int count) {
