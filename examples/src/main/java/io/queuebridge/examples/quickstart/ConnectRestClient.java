@@ -85,9 +85,30 @@ public final class ConnectRestClient {
     return send(request("connectors/" + name + "/status").GET());
   }
 
-  /** The connector's state and every task's, e.g. {@code RUNNING [RUNNING]}. */
+  /**
+   * The status, or a missing node while the worker has none yet (just after creation it answers 404
+   * for a moment).
+   */
+  private JsonNode statusOrMissing(String name) {
+    try {
+      return status(name);
+    } catch (ConnectRestException e) {
+      if (e.status() == 404) {
+        return JSON.missingNode();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The connector's state and every task's, e.g. {@code RUNNING [RUNNING]}; {@code UNKNOWN []}
+   * before the worker has a status.
+   */
   public String stateSummary(String name) {
-    JsonNode status = status(name);
+    JsonNode status = statusOrMissing(name);
+    if (status.isMissingNode()) {
+      return "UNKNOWN []";
+    }
     List<String> tasks = new ArrayList<>();
     for (JsonNode t : status.path("tasks")) {
       tasks.add(t.path("state").asText());
@@ -96,11 +117,11 @@ public final class ConnectRestClient {
   }
 
   /**
-   * The first task trace (or connector trace) of a failed connector, else empty. A trace's first
-   * line is usually what matters.
+   * The first task trace (or connector trace) of a failed connector, else empty (also before any
+   * status). A trace's first line is usually what matters.
    */
   public String failureTrace(String name) {
-    JsonNode status = status(name);
+    JsonNode status = statusOrMissing(name);
     if ("FAILED".equals(status.path("connector").path("state").asText())) {
       return status.path("connector").path("trace").asText();
     }
@@ -112,9 +133,11 @@ public final class ConnectRestClient {
     return "";
   }
 
-  /** Whether the connector and at least one task run, and no task failed. */
+  /**
+   * Whether the connector and at least one task run, and no task failed (false before any status).
+   */
   public boolean isRunning(String name) {
-    JsonNode status = status(name);
+    JsonNode status = statusOrMissing(name);
     if (!"RUNNING".equals(status.path("connector").path("state").asText())) {
       return false;
     }

@@ -36,6 +36,13 @@ import picocli.CommandLine.Option;
           + " plugin on plugin.path, sends sample records topic -> sink -> protected stream ->"
           + " source -> topics, shows progress, and verifies the round trip record by record.",
       ""
+    },
+    footer = {
+      "",
+      "The ./quickstart script builds the plugin first (--skip-build: reuse the last build) and"
+          + " passes --work-dir examples/target/quickstart unless given one.",
+      "Exit status: 0 round trip verified, 1 the data did not flow as expected, 2 bad arguments,"
+          + " 3 something needed is missing (plugin not built, broker or worker did not start)."
     })
 public final class Quickstart implements Callable<Integer> {
   /** The round trip was verified. */
@@ -66,9 +73,18 @@ public final class Quickstart implements Callable<Integer> {
   @Option(
       names = "--records",
       paramLabel = "N",
-      defaultValue = "20",
+      defaultValue = "300",
       description = "Sample records to send (at least 6). Default: ${DEFAULT-VALUE}.")
   int records;
+
+  @Option(
+      names = "--rate",
+      paramLabel = "N",
+      defaultValue = "100",
+      description =
+          "Records sent per second: the first second's worth before the connectors start, the"
+              + " rest while they run. Default: ${DEFAULT-VALUE}.")
+  int rate;
 
   @Option(
       names = "--follow",
@@ -112,9 +128,9 @@ public final class Quickstart implements Callable<Integer> {
           new CommandLine(this),
           "--records must be at least " + SampleRecords.MIN_RECORDS + ": " + records);
     }
-    if (timeoutSeconds < 1 || show < 0) {
+    if (timeoutSeconds < 1 || rate < 1 || show < 0) {
       throw new CommandLine.ParameterException(
-          new CommandLine(this), "--timeout must be at least 1, --show at least 0");
+          new CommandLine(this), "--timeout and --rate must be at least 1, --show at least 0");
     }
     Path plugin =
         pluginDir != null
@@ -138,6 +154,7 @@ public final class Quickstart implements Callable<Integer> {
             plugin.toAbsolutePath().normalize(),
             work,
             records,
+            rate,
             Duration.ofSeconds(timeoutSeconds),
             show == 0 ? Integer.MAX_VALUE : show,
             follow);

@@ -78,6 +78,7 @@ final class QuickstartRun {
   private final Path workDir;
   private final Path storeDir;
   private final int recordCount;
+  private final int rate;
   private final Duration timeout;
   private final int show;
   private final boolean follow;
@@ -102,6 +103,7 @@ final class QuickstartRun {
       Path pluginDir,
       Path workDir,
       int recordCount,
+      int rate,
       Duration timeout,
       int show,
       boolean follow) {
@@ -110,6 +112,7 @@ final class QuickstartRun {
     this.workDir = workDir;
     this.storeDir = workDir.resolve("store");
     this.recordCount = recordCount;
+    this.rate = rate;
     this.timeout = timeout;
     this.show = show;
     this.follow = follow;
@@ -177,72 +180,24 @@ final class QuickstartRun {
         2,
         "Creating topic '" + inputTopic + "' (" + partitions + " partitions) with sample records");
     cluster.kafka().createTopic(inputTopic, partitions, 1, Map.of());
-    List<RecordSnapshot> produced = new ArrayList<>();
-    try (KafkaProducer<byte[], byte[]> producer = producer()) {
-      for (ProducerRecord<byte[], byte[]> r :
-          SampleRecords.build(inputTopic, recordCount, partitions, BASE_TIMESTAMP)) {
-        produced.add(RecordSnapshot.produced(r, send(producer, r)));
-      }
-    }
-    long tombstones = produced.stream().filter(r -> r.value() == null).count();
-    long keyless = produced.stream().filter(r -> r.key() == null).count();
-    detail(
-        produced.size()
-            + " records produced: keys, JSON values, headers (repeated, null, binary), "
-            + tombstones
-            + " tombstone, "
-            + keyless
-            + " without a key");
-    table(produced, false);
-
-    step(3, "Posting the example connector configs (from " + pluginDir.resolve("etc") + ")");
-    for (ExampleConfig example : List.of(sink, replay, restore)) {
-      String name = rest.createConnector(example.resolve(placeholders));
-      detail("POST /connectors  etc/" + example + "  ->  " + name);
-    }
-    for (String name : List.of(sinkName, replayName, restoreName)) {
-      awaitRunning(rest, name);
-      detail(name + ": " + rest.stateSummary(name));
-    }
-
-    step(
-        4,
-        "Records flowing: "
-            + inputTopic
-            + " -> sink -> stream '"
-            + streamName
-            + "' -> source -> "
-            + replayTopic
-            + ", "
-            + restoreTopic);
+    List<RecordSnapshot> produced;
     Map<String, List<RecordSnapshot>> outputs;
-    try (Admin admin = cluster.kafka().createAdminClient();
-        OutputReader reader = new OutputReader(List.of(replayTopic, restoreTopic))) {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (true) {
-        reader.pollFor(Duration.ofSeconds(1), admin);
-        long inStream = sinkCommitted(admin);
-        progress(produced.size(), inStream, reader);
-        if (inStream >= produced.size()
-            && reader.count(replayTopic) >= produced.size()
-            && reader.count(restoreTopic) >= produced.size()) {
-          break;
-        }
-        if (System.nanoTime() > deadline || stopRequested) {
-          throw new FlowException(
-              (stopRequested ? "stopped" : "timed out after " + timeout.toSeconds() + " s")
-                  + " before every record came through: "
-                  + describeFailures(rest)
-                  + " (worker log: "
-                  + workDir.resolve("worker.log")
-                  + ")");
-        }
-        checkNoneFailed(rest);
-      }
-      reader.pollFor(Duration.ofSeconds(2), admin); // a duplicate would show up now
-      outputs = reader.records();
+    try (SampleFeed feed = new SampleFeed()) {
+      produced = feed.produced;
+      // the first second's worth now, the rest while the connectors run
+      feed.produceUpTo(Math.min(recordCount, rate));
+      detail(
+          "records: keys, JSON values, headers (repeated, null, binary), a tombstone, one without a"
+              + " key; "
+              + produced.size()
+              + " now, the rest at "
+              + rate
+              + "/s while the connectors run ("
+              + recordCount
+              + " in all)");
+      table(produced, false);
+      outputs = postAndWatch(rest, feed, sink, replay, restore, placeholders);
     }
-
     step(5, "Back out to Kafka");
     List<RecordSnapshot> restored = outputs.get(restoreTopic);
     List<RecordSnapshot> replayed = outputs.get(replayTopic);
@@ -302,6 +257,66 @@ final class QuickstartRun {
             + elapsedSeconds()
             + " s");
     return Quickstart.OK;
+  }
+
+  /** Steps 3 and 4: posts the connectors, feeds the rest of the records, prints progress. */
+  private Map<String, List<RecordSnapshot>> postAndWatch(
+      ConnectRestClient rest,
+      SampleFeed feed,
+      ExampleConfig sink,
+      ExampleConfig replay,
+      ExampleConfig restore,
+      Map<String, String> placeholders)
+      throws InterruptedException {
+    step(3, "Posting the example connector configs (from " + pluginDir.resolve("etc") + ")");
+    // the sink first: its task declares the stream, which the sources then find at once (a source
+    // posted earlier would pick the stream up at its next queue.refresh.interval.ms)
+    post(rest, sink, placeholders);
+    awaitRunning(rest, sinkName);
+    detail(
+        sinkName + ": " + rest.stateSummary(sinkName) + ", stream '" + streamName + "' declared");
+    post(rest, replay, placeholders);
+    post(rest, restore, placeholders);
+
+    step(
+        4,
+        "Records flowing: "
+            + inputTopic
+            + " -> sink -> stream '"
+            + streamName
+            + "' -> source -> "
+            + replayTopic
+            + ", "
+            + restoreTopic);
+    try (Admin admin = cluster.kafka().createAdminClient();
+        OutputReader reader = new OutputReader(List.of(replayTopic, restoreTopic))) {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (true) {
+        reader.pollFor(Duration.ofSeconds(1), admin);
+        feed.produceUpTo(Math.min(recordCount, feed.produced.size() + rate));
+        int produced = feed.produced.size();
+        long inStream = sinkCommitted(admin);
+        progress(produced, inStream, reader, notRunning(rest));
+        if (produced == recordCount
+            && inStream >= produced
+            && reader.count(replayTopic) >= produced
+            && reader.count(restoreTopic) >= produced) {
+          break;
+        }
+        if (System.nanoTime() > deadline || stopRequested) {
+          throw new FlowException(
+              (stopRequested ? "stopped" : "timed out after " + timeout.toSeconds() + " s")
+                  + " before every record came through: "
+                  + describeFailures(rest)
+                  + " (worker log: "
+                  + workDir.resolve("worker.log")
+                  + ")");
+        }
+        checkNoneFailed(rest);
+      }
+      reader.pollFor(Duration.ofSeconds(2), admin); // a duplicate would show up now
+      return reader.records();
+    }
   }
 
   // ---- plugin and examples
@@ -533,7 +548,7 @@ final class QuickstartRun {
         sent++;
         reader.pollFor(Duration.ofSeconds(1), admin);
         if (!stopRequested) {
-          progress(sent, sinkCommitted(admin), reader);
+          progress(sent, sinkCommitted(admin), reader, notRunning(rest));
           checkNoneFailed(rest);
         }
       }
@@ -687,16 +702,37 @@ final class QuickstartRun {
     out.println("    " + line);
   }
 
-  private void progress(long produced, long inStream, OutputReader reader) {
+  private void progress(long produced, long inStream, OutputReader reader, String waiting) {
     out.printf(
-        "    [%3ds] produced %d | in stream %s | %s %d | %s %d%n",
+        "    [%3ds] produced %d | in stream %s | %s %d | %s %d%s%n",
         elapsedSeconds(),
         produced,
         inStream < 0 ? "?" : Long.toString(inStream),
         replayTopic,
         reader.count(replayTopic),
         restoreTopic,
-        reader.count(restoreTopic));
+        reader.count(restoreTopic),
+        waiting.isEmpty() ? "" : " | starting: " + waiting);
+  }
+
+  /** The connectors not running yet, with their states; empty when all run. */
+  private String notRunning(ConnectRestClient rest) {
+    List<String> waiting = new ArrayList<>();
+    for (String name : List.of(sinkName, replayName, restoreName)) {
+      try {
+        if (!rest.isRunning(name)) {
+          waiting.add(name + " " + rest.stateSummary(name));
+        }
+      } catch (ConnectRestClient.ConnectRestException e) {
+        waiting.add(name + " (" + e.status() + ")");
+      }
+    }
+    return String.join(", ", waiting);
+  }
+
+  private void post(ConnectRestClient rest, ExampleConfig example, Map<String, String> values) {
+    String name = rest.createConnector(example.resolve(values));
+    detail("POST /connectors  etc/" + example + "  ->  " + name);
   }
 
   private void report(
@@ -713,7 +749,7 @@ final class QuickstartRun {
 
   private void table(Collection<RecordSnapshot> rows, boolean stream) {
     out.printf(
-        "      %-6s %-14s %-9s %-38s %s%n",
+        "      %-6s %-22s %-9s %-38s %s%n",
         stream ? "offset" : "#", stream ? "captured from" : "at", "key", "value", "headers");
     int i = 0;
     for (RecordSnapshot r : rows) {
@@ -722,7 +758,7 @@ final class QuickstartRun {
         break;
       }
       out.printf(
-          "      %-6s %-14s %-9s %-38s %s%n",
+          "      %-6s %-22s %-9s %-38s %s%n",
           stream ? Long.toString(r.position()) : Integer.toString(i),
           r.coordinates(),
           clip(r.showKey(), 9),
@@ -821,6 +857,38 @@ final class QuickstartRun {
     @Override
     public void close() {
       consumer.close();
+    }
+  }
+
+  /** Produces the sample records in order, keeping what the broker acknowledged. */
+  private final class SampleFeed implements AutoCloseable {
+    final List<RecordSnapshot> produced = new ArrayList<>();
+    private final KafkaProducer<byte[], byte[]> producer = producer();
+
+    /** Sends records up to number {@code n} (exclusive) and waits for their acknowledgements. */
+    void produceUpTo(int n) throws InterruptedException {
+      List<ProducerRecord<byte[], byte[]>> batch = new ArrayList<>();
+      List<java.util.concurrent.Future<RecordMetadata>> acks = new ArrayList<>();
+      for (int i = produced.size(); i < n; i++) {
+        ProducerRecord<byte[], byte[]> r =
+            SampleRecords.record(inputTopic, i, partitions, BASE_TIMESTAMP);
+        batch.add(r);
+        acks.add(producer.send(r));
+      }
+      producer.flush();
+      for (int i = 0; i < batch.size(); i++) {
+        try {
+          produced.add(
+              RecordSnapshot.produced(batch.get(i), acks.get(i).get(30, TimeUnit.SECONDS)));
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+          throw new FlowException("could not produce to " + inputTopic + ": " + e);
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      producer.close();
     }
   }
 

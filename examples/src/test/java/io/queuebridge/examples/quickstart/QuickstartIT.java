@@ -23,14 +23,17 @@ class QuickstartIT {
   private static final Pattern PROGRESS =
       Pattern.compile(
           "^ +\\[ *(\\d+)s] produced (\\d+) \\| in stream (\\d+|\\?) \\| orders-replay (\\d+) \\|"
-              + " orders-restored (\\d+)$",
+              + " orders-restored (\\d+)(?: \\| starting: .*)?$",
           Pattern.MULTILINE);
 
   @TempDir Path work;
 
   @Test
   void verifyingRunShowsProgressComparesRecordByRecordAndExitsZero() throws Exception {
-    Run run = quickstart("--records", "12", "--timeout", "150", "--work-dir", work.toString());
+    // 60 records at 20/s: 20 before the connectors start, 40 more over the next two seconds
+    Run run =
+        quickstart(
+            "--records", "60", "--rate", "20", "--timeout", "150", "--work-dir", work.toString());
 
     assertThat(run.exit).as(run.output).isZero();
     assertThat(run.output)
@@ -45,15 +48,15 @@ class QuickstartIT {
                 + " "
                 + PluginUnderTest.version(),
             "[2] Creating topic 'orders' (3 partitions) with sample records",
-            "12 records produced",
+            "20 now, the rest at 20/s while the connectors run (60 in all)",
             "POST /connectors  etc/sink-protected-stream.json  ->  orders-to-stream",
             "POST /connectors  etc/source-replay.json  ->  orders-replay",
             "POST /connectors  etc/source-restore.json  ->  orders-restore",
             "[4] Records flowing",
-            "OK   orders-restored: 12/12 records identical",
-            "OK   orders-replay: 12/12 records identical",
-            "OK   stream 'orders': 12/12 records identical",
-            "RESULT: OK - 12 records orders -> stream 'orders' (12 messages)");
+            "OK   orders-restored: 60/60 records identical",
+            "OK   orders-replay: 60/60 records identical",
+            "OK   stream 'orders': 60/60 records identical",
+            "RESULT: OK - 60 records orders -> stream 'orders' (60 messages)");
 
     List<long[]> progress = new ArrayList<>();
     Matcher m = PROGRESS.matcher(run.output);
@@ -67,10 +70,14 @@ class QuickstartIT {
             Long.parseLong(m.group(5))
           });
     }
-    assertThat(progress).as("progress lines in:%n%s", run.output).isNotEmpty();
+    assertThat(progress).as("progress lines in:%n%s", run.output).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(progress.get(0)[0])
+        .as("records still being produced at the first line")
+        .isLessThan(60);
+    assertThat(progress).extracting(p -> p[0]).as("produced so far, line by line").isSorted();
     assertThat(progress.get(progress.size() - 1))
         .as("the last progress line: everything arrived")
-        .containsExactly(12, 12, 12, 12);
+        .containsExactly(60, 60, 60, 60);
     assertThat(work.resolve("worker.log")).isNotEmptyFile();
   }
 
