@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -42,12 +43,18 @@ final class SourceTestSupport {
     if (exactlyOnce) {
       workerProps.put("exactly.once.source.support", "enabled");
     }
+    Properties brokerProps = new Properties();
+    // one broker: the transaction log must fit on it
+    brokerProps.put("transaction.state.log.replication.factor", "1");
+    brokerProps.put("transaction.state.log.min.isr", "1");
+    brokerProps.put("transaction.state.log.num.partitions", "4");
     EmbeddedConnectCluster cluster =
         new EmbeddedConnectCluster.Builder()
             .name(name)
             .numWorkers(workers)
             .numBrokers(1)
             .workerProps(workerProps)
+            .brokerProps(brokerProps)
             .build();
     cluster.start();
     return cluster;
