@@ -487,6 +487,13 @@ public class QueueSourceTask extends SourceTask {
     return total;
   }
 
+  /** Whether a poll is waiting for news, for tests. */
+  boolean isWaiting() {
+    synchronized (waitLock) {
+      return waitingThread != null;
+    }
+  }
+
   /** The task's readers, for tests. */
   List<QueueReader> readers() {
     return readers;

@@ -92,6 +92,18 @@ class QueueSourceConnectorIT {
     cluster.kafka().createTopic("out-earliest", 1);
     cluster.configureConnector("earliest", props("pos-earliest", "out-earliest"));
     assertThat(awaitValues("out-earliest", 25)).containsExactlyElementsOf(values("e", 0, 25));
+    await("the stream group's committed offset follows what Kafka accepted")
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                lease
+                        .manager()
+                        .consumerGroups()
+                        .group("pos-earliest", "connect-earliest")
+                        .orElseThrow()
+                        .committed()
+                    == 25);
+    assertThat(lease.manager().consumerGroups().lag("pos-earliest", "connect-earliest")).isZero();
     cluster.deleteConnector("earliest");
   }
 
