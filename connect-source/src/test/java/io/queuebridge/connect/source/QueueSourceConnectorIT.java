@@ -172,6 +172,16 @@ class QueueSourceConnectorIT {
     Map<String, ?> partition = SourceOffsets.partition(queue, "connect-" + name);
     await("Connect committed the last offset")
         .atMost(TIMEOUT)
+        .conditionEvaluationListener(
+            c -> {
+              if (!c.isSatisfied() && c.getElapsedTimeInMS() > 20_000) {
+                System.out.println(
+                    "offsets of "
+                        + name
+                        + ": "
+                        + SourceTestSupport.connectorOffsets(cluster, name));
+              }
+            })
         .until(() -> storedOffset(name, partition) == 30L);
 
     cluster.stopConnector(name);
