@@ -91,14 +91,19 @@ final class Housekeeper implements AutoCloseable {
 
   private void run() {
     long now = System.nanoTime();
-    long nextRenew = now + renewNanos;
+    boolean renewing = renewNanos != Long.MAX_VALUE;
+    long nextRenew = renewing ? now + renewNanos : now;
     long nextHeartbeat = now + heartbeatNanos;
     long nextCommit = now + commitNanos;
     List<Settlement> batch = new ArrayList<>();
     boolean stopping = false;
     while (!stopping) {
       now = System.nanoTime();
-      long wait = Math.max(0, Math.min(nextRenew, Math.min(nextHeartbeat, nextCommit)) - now);
+      long wait = Math.min(nextHeartbeat - now, nextCommit - now);
+      if (renewing) {
+        wait = Math.min(wait, nextRenew - now);
+      }
+      wait = Math.max(0, wait);
       try {
         Settlement first = settlements.poll(wait, TimeUnit.NANOSECONDS);
         if (first != null) {
@@ -117,7 +122,7 @@ final class Housekeeper implements AutoCloseable {
       }
       batch.clear();
       now = System.nanoTime();
-      if (now - nextRenew >= 0) {
+      if (renewing && now - nextRenew >= 0) {
         long t = now;
         for (QueueReader r : readers) {
           guarded("renewing claims", () -> r.renew(t, renewNanos));

@@ -72,7 +72,11 @@ public class QueueSourceConnector extends SourceConnector {
     }
     this.config = parsed;
     this.props = Map.copyOf(props);
-    lease = SharedStores.acquire(parsed.storeType(), parsed.storeConfig());
+    try {
+      lease = SharedStores.acquire(parsed.storeType(), parsed.storeConfig());
+    } catch (RuntimeException e) {
+      throw SourceErrors.toConnect("cannot open the store", e);
+    }
     try {
       queues = resolve();
     } catch (RuntimeException e) {

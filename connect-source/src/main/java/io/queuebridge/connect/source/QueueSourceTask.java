@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -71,7 +72,7 @@ public class QueueSourceTask extends SourceTask {
   private Housekeeper housekeeper;
   private TransactionBoundaries boundaries;
   private volatile List<QueueReader> readers = List.of();
-  private final Map<String, QueueReader> byQueue = new HashMap<>();
+  private final Map<String, QueueReader> byQueue = new ConcurrentHashMap<>();
 
   private final AtomicReference<ConnectException> backgroundFailure = new AtomicReference<>();
   private RuntimeException deferred;
@@ -93,7 +94,11 @@ public class QueueSourceTask extends SourceTask {
   @Override
   public void start(Map<String, String> props) {
     config = new QueueSourceConfig(props);
-    lease = SharedStores.acquire(config.storeType(), config.storeConfig());
+    try {
+      lease = SharedStores.acquire(config.storeType(), config.storeConfig());
+    } catch (RuntimeException e) {
+      throw SourceErrors.toConnect("cannot open the store", e);
+    }
     try {
       open();
     } catch (RuntimeException e) {
@@ -485,6 +490,13 @@ public class QueueSourceTask extends SourceTask {
       total += r.lag();
     }
     return total;
+  }
+
+  /** Whether a poll is waiting for news, for tests. */
+  boolean isWaiting() {
+    synchronized (waitLock) {
+      return waitingThread != null;
+    }
   }
 
   /** The task's readers, for tests. */

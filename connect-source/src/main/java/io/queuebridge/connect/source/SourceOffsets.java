@@ -1,5 +1,7 @@
 package io.queuebridge.connect.source;
 
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -23,14 +25,25 @@ final class SourceOffsets {
 
   private SourceOffsets() {}
 
-  /** The source partition of {@code queue} read by {@code group}. */
+  /**
+   * The source partition of {@code queue} read by {@code group}.
+   *
+   * <p>A {@link HashMap}, not {@code Map.of}: Connect looks offsets up by the serialised bytes of
+   * the partition map, in its iteration order. {@code Map.of} iterates in an order salted per JVM,
+   * so a worker started later could serialise the same partition differently and miss its offset; a
+   * {@code HashMap} of these two keys always iterates alike — and alike the maps Connect itself
+   * builds when it reads partitions back (the offsets REST API).
+   */
   static Map<String, String> partition(String queue, String group) {
-    return Map.of(QUEUE_KEY, queue, GROUP_KEY, group);
+    Map<String, String> p = new HashMap<>(4);
+    p.put(QUEUE_KEY, queue);
+    p.put(GROUP_KEY, group);
+    return Collections.unmodifiableMap(p);
   }
 
   /** The source offset saying that reading continues at {@code next}. */
   static Map<String, Long> offset(long next) {
-    return Map.of(OFFSET_KEY, next);
+    return Collections.singletonMap(OFFSET_KEY, next);
   }
 
   /** The queue a source partition names. */

@@ -92,6 +92,18 @@ class QueueSourceConnectorIT {
     cluster.kafka().createTopic("out-earliest", 1);
     cluster.configureConnector("earliest", props("pos-earliest", "out-earliest"));
     assertThat(awaitValues("out-earliest", 25)).containsExactlyElementsOf(values("e", 0, 25));
+    await("the stream group's committed offset follows what Kafka accepted")
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                lease
+                        .manager()
+                        .consumerGroups()
+                        .group("pos-earliest", "connect-earliest")
+                        .orElseThrow()
+                        .committed()
+                    == 25);
+    assertThat(lease.manager().consumerGroups().lag("pos-earliest", "connect-earliest")).isZero();
     cluster.deleteConnector("earliest");
   }
 
@@ -160,6 +172,16 @@ class QueueSourceConnectorIT {
     Map<String, ?> partition = SourceOffsets.partition(queue, "connect-" + name);
     await("Connect committed the last offset")
         .atMost(TIMEOUT)
+        .conditionEvaluationListener(
+            c -> {
+              if (!c.isSatisfied() && c.getElapsedTimeInMS() > 20_000) {
+                System.out.println(
+                    "offsets of "
+                        + name
+                        + ": "
+                        + SourceTestSupport.connectorOffsets(cluster, name));
+              }
+            })
         .until(() -> storedOffset(name, partition) == 30L);
 
     cluster.stopConnector(name);
