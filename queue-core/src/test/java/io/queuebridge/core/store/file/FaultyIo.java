@@ -40,6 +40,9 @@ final class FaultyIo implements StoreIo {
   /** Before every fsync of a file: argument is the 1-based count of segment fsyncs, or 0. */
   volatile Hook beforeForce = (f, n) -> {};
 
+  /** The 1-based segment write that writes only its first half and then fails (0 = none). */
+  volatile int tornWriteAt;
+
   /** Before every directory sync. */
   volatile Hook beforeDirSync = (f, n) -> {};
 
@@ -70,6 +73,10 @@ final class FaultyIo implements StoreIo {
         int n = seg ? segmentWrites.incrementAndGet() : 0;
         writes.incrementAndGet();
         beforeWrite.before(file, n);
+        if (seg && n == tornWriteAt) {
+          w.write(src, off, len / 2, position);
+          throw new IOException("injected torn write #" + n + " to " + file);
+        }
         long start = now();
         w.write(src, off, len, position);
         Event e = new Event("write", file, start, now(), Thread.currentThread().getId());
