@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -39,6 +40,7 @@ import org.openjdk.jmh.annotations.Threads;
  * </ul>
  *
  * Files live in {@link BenchDirs} (a real disk), are recreated every iteration and deleted after.
+ * {@code -p fsyncExtraMicros=2000} runs the durable ones against a modelled slower device.
  *
  * <p>Run: {@code mvn -B -ntp -Pbench -pl queue-core test-compile exec:exec
  * -Djmh.args="FileAppendBenchmark -f 1 -wi 3 -i 5 -w 2s -r 2s"}
@@ -58,6 +60,14 @@ public class FileAppendBenchmark {
   /** One store shared by every thread of a benchmark. */
   @State(Scope.Benchmark)
   public static class Store {
+    /**
+     * Extra latency added to every fsync of the store, in microseconds: 0 measures this machine's
+     * device as it is; 2000 models a device whose fsync takes ~2 ms more (a consumer SSD or disk
+     * without a volatile write cache), to show how group commit scales when fsync dominates.
+     */
+    @Param({"0"})
+    public int fsyncExtraMicros;
+
     Path dir;
     FileStorage storage;
     DurableQueueStore queues;
@@ -66,7 +76,8 @@ public class FileAppendBenchmark {
     @Setup(Level.Iteration)
     public void open() throws IOException {
       dir = BenchDirs.fresh("append");
-      storage = FileStorage.open(FileStoreConfig.defaults(dir), Clock.systemUTC(), StoreIo.DEFAULT);
+      StoreIo io = fsyncExtraMicros == 0 ? StoreIo.DEFAULT : new SlowSyncIo(fsyncExtraMicros * 1000L);
+      storage = FileStorage.open(FileStoreConfig.defaults(dir), Clock.systemUTC(), io);
       queues = storage.queues();
       queues.createQueue(QueueConfig.durable(Q).build());
     }
@@ -75,6 +86,57 @@ public class FileAppendBenchmark {
     public void close() throws IOException {
       storage.close();
       BenchDirs.delete(dir);
+    }
+  }
+
+  /** The real I/O with a fixed delay before every file fsync. */
+  static final class SlowSyncIo implements StoreIo {
+    private final long delayNanos;
+
+    SlowSyncIo(long delayNanos) {
+      this.delayNanos = delayNanos;
+    }
+
+    @Override
+    public WritableFile openWritable(Path file, boolean createNew) throws IOException {
+      WritableFile w = StoreIo.DEFAULT.openWritable(file, createNew);
+      return new WritableFile() {
+        @Override
+        public void write(byte[] src, int off, int len, long position) throws IOException {
+          w.write(src, off, len, position);
+        }
+
+        @Override
+        public void force() throws IOException {
+          java.util.concurrent.locks.LockSupport.parkNanos(delayNanos);
+          w.force();
+        }
+
+        @Override
+        public void truncate(long size) throws IOException {
+          w.truncate(size);
+        }
+
+        @Override
+        public long size() throws IOException {
+          return w.size();
+        }
+
+        @Override
+        public void close() throws IOException {
+          w.close();
+        }
+      };
+    }
+
+    @Override
+    public FileChannel openReadable(Path file) throws IOException {
+      return StoreIo.DEFAULT.openReadable(file);
+    }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException {
+      StoreIo.DEFAULT.syncDirectory(dir);
     }
   }
 

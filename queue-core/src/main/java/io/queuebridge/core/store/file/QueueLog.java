@@ -392,6 +392,7 @@ final class QueueLog {
 
     final Frames.Encoded frame;
     final Map<String, String> cp;
+    final boolean durable;
     final Thread thread = Thread.currentThread();
     final AtomicInteger state = new AtomicInteger(WAITING);
     // results, published by the state write
@@ -399,9 +400,14 @@ final class QueueLog {
     Segment segment;
     RuntimeException error;
 
-    Request(Frames.Encoded frame, Map<String, String> cp) {
+    Request(Frames.Encoded frame, Map<String, String> cp, boolean durable) {
       this.frame = frame;
       this.cp = cp;
+      this.durable = durable;
+    }
+
+    long end() {
+      return base + frame.count;
     }
 
     boolean finished() {
@@ -415,10 +421,12 @@ final class QueueLog {
    *
    * <p><b>Write combining.</b> The caller queues its encoded frame and then either takes the append
    * lock and writes every queued frame (its own and those of callers queued meanwhile) with one
-   * write, or parks until the lock holder has written its frame for it. So under contention one
-   * lock acquisition and one system call serve many appends, and callers are woken in parallel
-   * instead of handing the lock to each other one by one. Offsets follow queue order; each frame
-   * stays its own frame (its own CRC and checkpoints).
+   * write, or parks until another caller (the <em>combiner</em>) has done it. For durable frames
+   * the combiner also runs the barrier after releasing the lock ({@link Segment#syncThrough},
+   * shared with every other barrier in flight) and only then wakes their callers. So under
+   * contention one lock acquisition, one write and one fsync serve many appends, and each waiting
+   * caller is woken once, in parallel with the others, instead of handing a lock on one by one.
+   * Offsets follow queue order; each frame stays its own frame (its own CRC and checkpoints).
    *
    * @param durable whether to return only after a barrier covers the frame
    * @param interruptible whether an interrupt that arrives before the frame was taken for writing
@@ -428,17 +436,19 @@ final class QueueLog {
   long append(
       List<Message> messages, Map<String, String> cp, boolean durable, boolean interruptible)
       throws InterruptedException {
-    Request r = new Request(Frames.encode(messages, cp), cp);
+    Request r = new Request(Frames.encode(messages, cp), cp, durable || config.syncEveryAppend());
     pending.add(r);
     boolean interrupted = false;
     try {
       while (!r.finished()) {
         if (appendLock.tryLock()) {
+          List<Request> written;
           try {
-            combine();
+            written = combine();
           } finally {
             unlockAppend();
           }
+          syncAndRelease(written);
           continue;
         }
         LockSupport.park(this);
@@ -460,12 +470,47 @@ final class QueueLog {
     if (r.state.get() == Request.FAILED) {
       throw r.error;
     }
-    wakeWaiters();
-    long end = r.base + r.frame.count;
-    if (durable || config.syncEveryAppend()) {
-      barrier(r.segment, r.base, end);
-    }
     return r.base;
+  }
+
+  /**
+   * Runs the barriers for durable frames a combiner wrote (outside the append lock), then wakes
+   * their callers with the outcome. Frames are in offset order; one barrier per segment covers a
+   * run of them (it is shared with any other in flight).
+   */
+  private void syncAndRelease(List<Request> written) {
+    int i = 0;
+    while (i < written.size()) {
+      Segment seg = written.get(i).segment;
+      int j = i;
+      while (j < written.size() && written.get(j).segment == seg) {
+        j++;
+      }
+      boolean ok;
+      try {
+        seg.syncThrough(written.get(j - 1).end());
+        ok = true;
+      } catch (IOException e) {
+        ok = false;
+      }
+      for (int k = i; k < j; k++) {
+        Request q = written.get(k);
+        if (ok) {
+          q.state.set(Request.DONE);
+        } else {
+          try {
+            barrier(
+                seg, q.base, q.end()); // this frame's own verdict (an earlier barrier may cover it)
+            q.state.set(Request.DONE);
+          } catch (RuntimeException e) {
+            q.error = e;
+            q.state.set(Request.FAILED);
+          }
+        }
+        LockSupport.unpark(q.thread);
+      }
+      i = j;
+    }
   }
 
   /** Releases the append lock and wakes a queued caller to take it, if there is one. */
@@ -489,9 +534,13 @@ final class QueueLog {
     }
   }
 
-  /** Writes every queued frame; the caller holds the append lock. */
-  private void combine() {
+  /**
+   * Writes every queued frame; the caller holds the append lock. Non-durable frames are released at
+   * once; the durable ones written are returned for {@link #syncAndRelease}.
+   */
+  private List<Request> combine() {
     List<Request> batch = new ArrayList<>();
+    List<Request> written = new ArrayList<>();
     int bytes = 0;
     Request r;
     while (bytes < MAX_COMBINED_BYTES && (r = pending.poll()) != null) {
@@ -501,26 +550,30 @@ final class QueueLog {
       }
     }
     if (batch.isEmpty()) {
-      return;
+      return written;
     }
     int i = 0;
     try {
       checkWritable();
       while (i < batch.size()) {
-        i = writeRun(batch, i);
+        i = writeRun(batch, i, written);
       }
     } catch (RuntimeException e) {
       for (; i < batch.size(); i++) {
         fail(batch.get(i), e);
       }
     }
+    if (!batch.isEmpty()) {
+      wakeWaiters();
+    }
+    return written;
   }
 
   /**
    * Writes {@code batch[from..]} up to the next roll with one write; returns the index after the
    * last request written.
    */
-  private int writeRun(List<Request> batch, int from) {
+  private int writeRun(List<Request> batch, int from, List<Request> written) {
     long now = env.clock().millis();
     maybeRoll(now, batch.get(from).frame.length());
     Segment seg = active;
@@ -586,8 +639,12 @@ final class QueueLog {
     }
     for (int k = from; k < to; k++) {
       Request q = batch.get(k);
-      q.state.set(Request.DONE);
-      LockSupport.unpark(q.thread);
+      if (q.durable) {
+        written.add(q);
+      } else {
+        q.state.set(Request.DONE);
+        LockSupport.unpark(q.thread);
+      }
     }
     return to;
   }
