@@ -108,7 +108,11 @@ public class FileAppendBenchmark {
 
         @Override
         public void force() throws IOException {
-          java.util.concurrent.locks.LockSupport.parkNanos(delayNanos);
+          // parkNanos may return early (a leftover unpark permit): wait out the full delay
+          long end = System.nanoTime() + delayNanos;
+          for (long left = delayNanos; left > 0; left = end - System.nanoTime()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(left);
+          }
           w.force();
         }
 

@@ -507,7 +507,7 @@ final class QueueLog {
             q.state.set(Request.FAILED);
           }
         }
-        LockSupport.unpark(q.thread);
+        wake(q);
       }
       i = j;
     }
@@ -643,7 +643,7 @@ final class QueueLog {
         written.add(q);
       } else {
         q.state.set(Request.DONE);
-        LockSupport.unpark(q.thread);
+        wake(q);
       }
     }
     return to;
@@ -652,7 +652,14 @@ final class QueueLog {
   private static void fail(Request r, RuntimeException e) {
     r.error = e;
     r.state.set(Request.FAILED);
-    LockSupport.unpark(r.thread);
+    wake(r);
+  }
+
+  /** Wakes a request's caller unless it is us (no stray permit for our next park). */
+  private static void wake(Request r) {
+    if (r.thread != Thread.currentThread()) {
+      LockSupport.unpark(r.thread);
+    }
   }
 
   private void checkWritable() {
