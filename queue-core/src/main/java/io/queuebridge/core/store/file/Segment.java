@@ -23,10 +23,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Group commit</b> (SEMANTICS §2.4.8, §7 items 15–18). {@code syncThrough(target)}:
  *
  * <ol>
+ *   <li>if the write ending at {@code target} lies in a <em>poisoned</em> range — covered by a
+ *       barrier that failed and not durable before it — throw: such a write is never acknowledged,
+ *       not even after a later fsync succeeds (on Linux a failed fsync may drop the dirty pages, so
+ *       a later success proves nothing about them);
  *   <li>if offsets below {@code target} are known durable, return (no I/O);
- *   <li>if {@code target} is covered by a barrier that <em>failed</em>, throw: a write covered by a
- *       failed fsync is never acknowledged, not even after a later fsync succeeds (on Linux a
- *       failed fsync may drop the dirty pages, so a later success proves nothing about them);
  *   <li>if a barrier is in flight, wait for it and start over: it may have begun before our write
  *       (no borrowed barrier);
  *   <li>else lead (compare-and-set the in-flight barrier from none to ours): capture {@code covered
@@ -125,11 +126,17 @@ final class Segment {
   }
 
   // Group commit state. Only the thread that installed a barrier in inFlight writes
-  // syncedThrough, failedThrough and failure, so barriers (and their updates) never overlap.
+  // syncedThrough, poisoned and failure, so barriers (and their updates) never overlap.
   private final AtomicReference<Barrier> inFlight = new AtomicReference<>();
   private volatile StoreIo.WritableFile writer;
   private volatile long syncedThrough;
-  private volatile long failedThrough = Long.MIN_VALUE;
+
+  /**
+   * Offset ranges {@code (from, through]} covered by a failed barrier and not durable before it, as
+   * pairs {@code [from0, through0, from1, through1, ...]}; replaced, never changed in place.
+   */
+  private volatile long[] poisoned = new long[0];
+
   private volatile IOException failure;
 
   Segment(long baseOffset, Path dir, SyncObserver observer) {
@@ -224,7 +231,7 @@ final class Segment {
    */
   void syncThrough(long target) throws IOException {
     while (true) {
-      if (target <= failedThrough) {
+      if (isPoisoned(target)) {
         throw new IOException(
             "fsync of "
                 + logFile
@@ -266,10 +273,25 @@ final class Segment {
     } else {
       observer.syncFailed(err); // the sticky error first, then wake the waiters
       failure = err;
-      failedThrough = Math.max(failedThrough, covered);
+      long[] old = poisoned;
+      long[] next = java.util.Arrays.copyOf(old, old.length + 2);
+      next[old.length] = syncedThrough; // what was durable before this barrier stays durable
+      next[old.length + 1] = covered;
+      poisoned = next;
     }
     inFlight.set(null);
     b.complete();
+  }
+
+  /** Whether the write ending at {@code target} was covered by a failed barrier. */
+  private boolean isPoisoned(long target) {
+    long[] p = poisoned;
+    for (int i = 0; i < p.length; i += 2) {
+      if (p[i] < target && target <= p[i + 1]) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether every written offset is known durable. */
