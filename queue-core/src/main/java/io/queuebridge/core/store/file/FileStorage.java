@@ -233,7 +233,10 @@ public final class FileStorage implements Storage {
       try {
         lock = ch.tryLock();
       } catch (OverlappingFileLockException e) {
-        lock = null;
+        // this JVM holds it through a copy of this class in another class loader
+        ch.close();
+        throw new StoreLockedException(
+            real.toString(), "another open instance in this JVM (loaded by another class loader)");
       }
       if (lock == null) {
         String holder = holder(ch);

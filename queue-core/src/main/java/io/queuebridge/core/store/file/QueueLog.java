@@ -20,8 +20,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -31,11 +34,12 @@ import org.slf4j.LoggerFactory;
  * One queue's segmented log (SEMANTICS §2.4): segments in a {@link ConcurrentSkipListMap} by base
  * offset, the newest one active.
  *
- * <p><b>Concurrency.</b> Appends, rolls and truncation are serialised by {@code appendLock}; the
+ * <p><b>Concurrency.</b> Appends, rolls and truncation are serialised by {@code appendLock}; a
  * frame is encoded before the lock is taken and only sealed (offset, time, CRC) and written under
- * it. Durability barriers run after the lock is released, on the segment that took the write
- * ({@link Segment#syncThrough}). Readers take no lock: they read {@link #tail} (volatile, published
- * after the write), find the segment with {@code floorEntry}, and read through {@link ReadHandles}.
+ * it, together with every other frame queued meanwhile (write combining, see {@link #append}).
+ * Durability barriers run after the lock is released, on the segment that took the write ({@link
+ * Segment#syncThrough}). Readers take no lock: they read {@link #tail} (volatile, published after
+ * the write), find the segment with {@code floorEntry}, and read through {@link ReadHandles}.
  *
  * <p><b>Sticky failure</b> (§7.17). A failed barrier (a caller's or the background sync's) records
  * the error before its waiters wake. The next append retries an fsync under the append lock and is
@@ -68,6 +72,8 @@ final class QueueLog {
   private final FileStoreConfig config;
   private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
   private final ReentrantLock appendLock = new ReentrantLock();
+  private final ConcurrentLinkedQueue<Request> pending = new ConcurrentLinkedQueue<>();
+  private static final int MAX_COMBINED_BYTES = 4 << 20;
   private final Object signal = new Object();
   private final Segment.SyncObserver observer;
 
@@ -376,64 +382,284 @@ final class QueueLog {
 
   // ---------------------------------------------------------------- append
 
+  /** One caller's frame on its way into the log (write combining). */
+  private static final class Request {
+    static final int WAITING = 0;
+    static final int TAKEN = 1;
+    static final int DONE = 2;
+    static final int FAILED = 3;
+    static final int CANCELLED = 4;
+
+    final Frames.Encoded frame;
+    final Map<String, String> cp;
+    final boolean durable;
+    final Thread thread = Thread.currentThread();
+    final AtomicInteger state = new AtomicInteger(WAITING);
+    // results, published by the state write
+    long base;
+    Segment segment;
+    RuntimeException error;
+
+    Request(Frames.Encoded frame, Map<String, String> cp, boolean durable) {
+      this.frame = frame;
+      this.cp = cp;
+      this.durable = durable;
+    }
+
+    long end() {
+      return base + frame.count;
+    }
+
+    boolean finished() {
+      int s = state.get();
+      return s == DONE || s == FAILED;
+    }
+  }
+
   /**
    * Appends one frame holding {@code messages} and merging {@code cp} into the checkpoint map.
    *
+   * <p><b>Write combining.</b> The caller queues its encoded frame and then either takes the append
+   * lock and writes every queued frame (its own and those of callers queued meanwhile) with one
+   * write, or parks until another caller (the <em>combiner</em>) has done it. For durable frames
+   * the combiner also runs the barrier after releasing the lock ({@link Segment#syncThrough},
+   * shared with every other barrier in flight) and only then wakes their callers. So under
+   * contention one lock acquisition, one write and one fsync serve many appends, and each waiting
+   * caller is woken once, in parallel with the others, instead of handing a lock on one by one.
+   * Offsets follow queue order; each frame stays its own frame (its own CRC and checkpoints).
+   *
    * @param durable whether to return only after a barrier covers the frame
-   * @param interruptible whether to refuse (with nothing written) an interrupt that arrives before
-   *     the append lock is taken
+   * @param interruptible whether an interrupt that arrives before the frame was taken for writing
+   *     cancels the append (nothing written, {@link InterruptedException})
    * @return the first offset
    */
   long append(
       List<Message> messages, Map<String, String> cp, boolean durable, boolean interruptible)
       throws InterruptedException {
-    Frames.Encoded frame = Frames.encode(messages, cp);
-    if (interruptible) {
-      appendLock.lockInterruptibly();
-    } else {
-      appendLock.lock();
+    Request r = new Request(Frames.encode(messages, cp), cp, durable || config.syncEveryAppend());
+    pending.add(r);
+    boolean interrupted = false;
+    try {
+      while (!r.finished()) {
+        if (appendLock.tryLock()) {
+          List<Request> written;
+          try {
+            written = combine();
+          } finally {
+            unlockAppend();
+          }
+          syncAndRelease(written);
+          continue;
+        }
+        LockSupport.park(this);
+        if (Thread.interrupted()) {
+          if (interruptible && r.state.compareAndSet(Request.WAITING, Request.CANCELLED)) {
+            pending.remove(r);
+            wakeNextWriter(); // we may have been the one woken to take the lock
+            throw new InterruptedException(
+                "interrupted before appending to queue " + queue + "; nothing was written");
+          }
+          interrupted = true; // already being written: finish, keep the interrupt
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
-    Segment seg;
-    long base;
-    long end;
+    if (r.state.get() == Request.FAILED) {
+      throw r.error;
+    }
+    return r.base;
+  }
+
+  /**
+   * Runs the barriers for durable frames a combiner wrote (outside the append lock), then wakes
+   * their callers with the outcome. Frames are in offset order; one barrier per segment covers a
+   * run of them (it is shared with any other in flight).
+   */
+  private void syncAndRelease(List<Request> written) {
+    int i = 0;
+    while (i < written.size()) {
+      Segment seg = written.get(i).segment;
+      int j = i;
+      while (j < written.size() && written.get(j).segment == seg) {
+        j++;
+      }
+      boolean ok;
+      try {
+        seg.syncThrough(written.get(j - 1).end());
+        ok = true;
+      } catch (IOException e) {
+        ok = false;
+      }
+      for (int k = i; k < j; k++) {
+        Request q = written.get(k);
+        if (ok) {
+          q.state.set(Request.DONE);
+        } else {
+          try {
+            barrier(
+                seg, q.base, q.end()); // this frame's own verdict (an earlier barrier may cover it)
+            q.state.set(Request.DONE);
+          } catch (RuntimeException e) {
+            q.error = e;
+            q.state.set(Request.FAILED);
+          }
+        }
+        wake(q);
+      }
+      i = j;
+    }
+  }
+
+  /** Releases the append lock and wakes a queued caller to take it, if there is one. */
+  private void unlockAppend() {
+    appendLock.unlock();
+    wakeNextWriter();
+  }
+
+  /**
+   * Unparks the first caller still waiting for its frame to be written. Called after the append
+   * lock is released and after a cancellation, so that a queued frame never waits for nobody: a
+   * caller parks only after its {@code tryLock} failed, i.e. while someone held the lock, and that
+   * holder runs this after releasing it.
+   */
+  private void wakeNextWriter() {
+    for (Request q : pending) {
+      if (q.state.get() == Request.WAITING) {
+        LockSupport.unpark(q.thread);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Writes every queued frame; the caller holds the append lock. Non-durable frames are released at
+   * once; the durable ones written are returned for {@link #syncAndRelease}.
+   */
+  private List<Request> combine() {
+    List<Request> batch = new ArrayList<>();
+    List<Request> written = new ArrayList<>();
+    int bytes = 0;
+    Request r;
+    while (bytes < MAX_COMBINED_BYTES && (r = pending.poll()) != null) {
+      if (r.state.compareAndSet(Request.WAITING, Request.TAKEN)) {
+        batch.add(r);
+        bytes += r.frame.length();
+      }
+    }
+    if (batch.isEmpty()) {
+      return written;
+    }
+    int i = 0;
     try {
       checkWritable();
-      long now = env.clock().millis();
-      maybeRoll(now, frame.length());
-      seg = active;
-      base = tail;
-      Frames.seal(frame, base, now);
-      try {
-        seg.write(frame.bytes(), frame.length());
-      } catch (IOException e) {
-        undoWrite(seg, e);
-        throw new QueueStoreException(
-            queue, "append to queue " + queue + " failed writing " + seg.logFile + ": " + e, e);
+      while (i < batch.size()) {
+        i = writeRun(batch, i, written);
       }
+    } catch (RuntimeException e) {
+      for (; i < batch.size(); i++) {
+        fail(batch.get(i), e);
+      }
+    }
+    if (!batch.isEmpty()) {
+      wakeWaiters();
+    }
+    return written;
+  }
+
+  /**
+   * Writes {@code batch[from..]} up to the next roll with one write; returns the index after the
+   * last request written.
+   */
+  private int writeRun(List<Request> batch, int from, List<Request> written) {
+    long now = env.clock().millis();
+    maybeRoll(now, batch.get(from).frame.length());
+    Segment seg = active;
+    long base = tail;
+    long size = seg.size;
+    int to = from;
+    int len = 0;
+    while (to < batch.size()) {
+      Frames.Encoded f = batch.get(to).frame;
+      if (to > from && size + len + f.length() > config.segmentBytes()) {
+        break; // the rest goes to the next segment
+      }
+      Frames.seal(f, base, now);
+      base += f.count;
+      len += f.length();
+      to++;
+    }
+    byte[] bytes;
+    if (to - from == 1) {
+      bytes = batch.get(from).frame.bytes();
+    } else {
+      bytes = new byte[len];
+      int at = 0;
+      for (int k = from; k < to; k++) {
+        Frames.Encoded f = batch.get(k).frame;
+        System.arraycopy(f.bytes(), 0, bytes, at, f.length());
+        at += f.length();
+      }
+    }
+    try {
+      seg.write(bytes, len);
+    } catch (IOException e) {
+      undoWrite(seg, e);
+      throw new QueueStoreException(
+          queue, "append to queue " + queue + " failed writing " + seg.logFile + ": " + e, e);
+    }
+    Map<String, String> cp = null;
+    for (int k = from; k < to; k++) {
+      Request q = batch.get(k);
+      Frames.Encoded f = q.frame;
+      long b = tail;
       seg.recordAppend(
-          base,
-          frame.count,
-          frame.length(),
+          b,
+          f.count,
+          f.length(),
           now,
-          frame.maxTime(now),
+          f.maxTime(now),
           config.indexIntervalBytes(),
           config.timeIndexIntervalMs());
-      lastBatchBase = base;
-      if (!cp.isEmpty()) {
-        Map<String, String> next = new LinkedHashMap<>(checkpoints);
-        next.putAll(cp);
-        checkpoints = Collections.unmodifiableMap(next);
+      lastBatchBase = b;
+      if (!q.cp.isEmpty()) {
+        if (cp == null) {
+          cp = new LinkedHashMap<>(checkpoints);
+        }
+        cp.putAll(q.cp);
       }
-      end = base + frame.count;
-      tail = end;
-    } finally {
-      appendLock.unlock();
+      q.base = b;
+      q.segment = seg;
+      tail = b + f.count;
     }
-    wakeWaiters();
-    if (durable || config.syncEveryAppend()) {
-      barrier(seg, base, end);
+    if (cp != null) {
+      checkpoints = Collections.unmodifiableMap(cp);
     }
-    return base;
+    for (int k = from; k < to; k++) {
+      Request q = batch.get(k);
+      if (q.durable) {
+        written.add(q);
+      } else {
+        q.state.set(Request.DONE);
+        wake(q);
+      }
+    }
+    return to;
+  }
+
+  private static void fail(Request r, RuntimeException e) {
+    r.error = e;
+    r.state.set(Request.FAILED);
+    wake(r);
+  }
+
+  /** Wakes a request's caller unless it is us (no stray permit for our next park). */
+  private static void wake(Request r) {
+    if (r.thread != Thread.currentThread()) {
+      LockSupport.unpark(r.thread);
+    }
   }
 
   private void checkWritable() {
@@ -1032,7 +1258,7 @@ final class QueueLog {
         }
       }
     } finally {
-      appendLock.unlock();
+      unlockAppend();
     }
   }
 
@@ -1111,7 +1337,7 @@ final class QueueLog {
       state = CLOSED;
       closeAll();
     } finally {
-      appendLock.unlock();
+      unlockAppend();
     }
     wakeAll();
   }
@@ -1126,7 +1352,7 @@ final class QueueLog {
       state = DELETED;
       closeAll();
     } finally {
-      appendLock.unlock();
+      unlockAppend();
     }
     wakeAll();
   }

@@ -2,8 +2,9 @@ package io.queuebridge.core.store.file;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * One segment of a queue's log: the {@code .log} file of frames ({@link Frames}) starting at {@link
@@ -16,22 +17,23 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p><b>Concurrency.</b> Appends ({@link #recordAppend}, {@link #write}) happen under the queue's
  * append lock. Readers use the volatile {@link #size}/{@link #endOffset} and the indexes' published
- * views without locks. The group-commit barrier ({@link #syncThrough}) has its own lock and never
- * holds the append lock while syncing.
+ * views without locks. The group-commit barrier ({@link #syncThrough}) takes no lock at all (a
+ * compare-and-set elects the leader) and never runs under the append lock.
  *
  * <p><b>Group commit</b> (SEMANTICS §2.4.8, §7 items 15–18). {@code syncThrough(target)}:
  *
  * <ol>
+ *   <li>if the write ending at {@code target} lies in a <em>poisoned</em> range — covered by a
+ *       barrier that failed and not durable before it — throw: such a write is never acknowledged,
+ *       not even after a later fsync succeeds (on Linux a failed fsync may drop the dirty pages, so
+ *       a later success proves nothing about them);
  *   <li>if offsets below {@code target} are known durable, return (no I/O);
- *   <li>if {@code target} is covered by a barrier that <em>failed</em>, throw: a write covered by a
- *       failed fsync is never acknowledged, not even after a later fsync succeeds (on Linux a
- *       failed fsync may drop the dirty pages, so a later success proves nothing about them);
  *   <li>if a barrier is in flight, wait for it and start over: it may have begun before our write
  *       (no borrowed barrier);
- *   <li>else lead: capture {@code covered = endOffset} (every write that completed before now),
- *       release the lock, fsync, re-take the lock, record success ({@code syncedThrough = covered})
- *       or failure (failure hook first — the queue's sticky error — then the poisoned range), wake
- *       the waiters.
+ *   <li>else lead (compare-and-set the in-flight barrier from none to ours): capture {@code covered
+ *       = endOffset} (every write that completed before now), fsync, record success ({@code
+ *       syncedThrough = covered}) or failure (failure hook first — the queue's sticky error — then
+ *       the poisoned range), clear the in-flight slot, wake the waiters.
  * </ol>
  *
  * The barrier targets this segment object, so a write is synced in the segment that took it even if
@@ -82,14 +84,60 @@ final class Segment {
 
   volatile SparseIndex timeIndex;
 
-  // Group commit state, guarded by syncLock.
-  private final ReentrantLock syncLock = new ReentrantLock();
-  private final Condition syncDone = syncLock.newCondition();
-  private StoreIo.WritableFile writer;
-  private long syncedThrough;
-  private boolean syncing;
-  private long failedThrough = Long.MIN_VALUE;
-  private IOException failure;
+  /**
+   * One fsync in flight and the threads waiting for it. The leader wakes each waiter itself ({@link
+   * LockSupport#unpark}), so they resume in parallel and mostly return without touching shared
+   * state, instead of handing a lock to each other one by one.
+   */
+  private static final class Barrier {
+    final ConcurrentLinkedQueue<Thread> waiters = new ConcurrentLinkedQueue<>();
+    volatile boolean done;
+
+    /**
+     * Waits until done; not interruptible (an interrupt is kept for the caller). The waiter adds
+     * itself before checking {@code done}, and the leader sets {@code done} before it unparks the
+     * waiters it finds, so no waiter is missed.
+     */
+    void await() {
+      waiters.add(Thread.currentThread());
+      boolean interrupted = false;
+      while (!done) {
+        LockSupport.park(this);
+        interrupted |= Thread.interrupted();
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    void complete() {
+      done = true;
+      for (Thread t : waiters) {
+        LockSupport.unpark(t);
+      }
+    }
+  }
+
+  /** In place of a barrier once the writer is closed: nothing more can be synced. */
+  private static final Barrier CLOSED = new Barrier();
+
+  static {
+    CLOSED.done = true;
+  }
+
+  // Group commit state. Only the thread that installed a barrier in inFlight writes
+  // syncedThrough, poisoned and failure, so barriers (and their updates) never overlap.
+  private final AtomicReference<Barrier> inFlight = new AtomicReference<>();
+  private volatile StoreIo.WritableFile writer;
+  private volatile long syncedThrough;
+
+  /**
+   * Offset ranges {@code (from, through]} covered by a failed barrier and not durable before it, as
+   * pairs {@code [from0, through0, from1, through1, ...]}; replaced, never changed in place.
+   */
+  private volatile long[] poisoned = new long[0];
+
+  private volatile IOException failure;
 
   Segment(long baseOffset, Path dir, SyncObserver observer) {
     this.baseOffset = baseOffset;
@@ -182,64 +230,73 @@ final class Segment {
    * @throws IOException if the barrier covering the target failed
    */
   void syncThrough(long target) throws IOException {
-    syncLock.lock();
-    try {
-      while (true) {
-        if (target <= failedThrough) {
-          throw new IOException(
-              "fsync of "
-                  + logFile
-                  + " failed; writes below offset "
-                  + target
-                  + " were not made durable",
-              failure);
-        }
-        if (syncedThrough >= target) {
-          return;
-        }
-        if (syncing) {
-          syncDone.awaitUninterruptibly();
-          continue;
-        }
-        StoreIo.WritableFile w = writer;
-        if (w == null) {
-          throw new ClosedSegmentException("segment " + logFile + " is closed");
-        }
-        syncing = true;
-        long covered = endOffset;
-        IOException err = null;
-        syncLock.unlock();
-        try {
-          w.force();
-        } catch (IOException e) {
-          err = e;
-        } finally {
-          syncLock.lock();
-        }
-        syncing = false;
-        if (err == null) {
-          syncedThrough = Math.max(syncedThrough, covered);
-          observer.synced();
-        } else {
-          observer.syncFailed(err); // sticky error first, then wake waiters
-          failure = err;
-          failedThrough = Math.max(failedThrough, covered);
-        }
-        syncDone.signalAll();
+    while (true) {
+      if (isPoisoned(target)) {
+        throw new IOException(
+            "fsync of "
+                + logFile
+                + " failed; writes below offset "
+                + target
+                + " were not made durable",
+            failure);
       }
-    } finally {
-      syncLock.unlock();
+      if (syncedThrough >= target) {
+        return; // covered: no I/O
+      }
+      Barrier b = inFlight.get();
+      if (b == CLOSED) {
+        throw new ClosedSegmentException("segment " + logFile + " is closed");
+      }
+      if (b != null) {
+        b.await(); // it may have begun before our write: wait, then look again
+        continue;
+      }
+      Barrier mine = new Barrier();
+      if (inFlight.compareAndSet(null, mine)) {
+        lead(mine);
+      }
     }
+  }
+
+  /** Runs one barrier; the caller installed {@code b} in {@link #inFlight}. */
+  private void lead(Barrier b) {
+    long covered = endOffset; // every write that completed before now
+    IOException err = null;
+    try {
+      writer.force();
+    } catch (IOException e) {
+      err = e;
+    }
+    if (err == null) {
+      syncedThrough = Math.max(syncedThrough, covered);
+      observer.synced();
+    } else {
+      observer.syncFailed(err); // the sticky error first, then wake the waiters
+      failure = err;
+      long[] old = poisoned;
+      long[] next = java.util.Arrays.copyOf(old, old.length + 2);
+      next[old.length] = syncedThrough; // what was durable before this barrier stays durable
+      next[old.length + 1] = covered;
+      poisoned = next;
+    }
+    inFlight.set(null);
+    b.complete();
+  }
+
+  /** Whether the write ending at {@code target} was covered by a failed barrier. */
+  private boolean isPoisoned(long target) {
+    long[] p = poisoned;
+    for (int i = 0; i < p.length; i += 2) {
+      if (p[i] < target && target <= p[i + 1]) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether every written offset is known durable. */
   boolean fullySynced() {
-    syncLock.lock();
-    try {
-      return syncedThrough >= endOffset;
-    } finally {
-      syncLock.unlock();
-    }
+    return syncedThrough >= endOffset;
   }
 
   /**
@@ -247,13 +304,7 @@ final class Segment {
    * not mark anything durable: waiters still need their own barrier.
    */
   void forceNow() throws IOException {
-    StoreIo.WritableFile w;
-    syncLock.lock();
-    try {
-      w = writer;
-    } finally {
-      syncLock.unlock();
-    }
+    StoreIo.WritableFile w = writer;
     if (w == null) {
       throw new ClosedSegmentException("segment " + logFile + " is closed");
     }
@@ -261,22 +312,23 @@ final class Segment {
   }
 
   /**
-   * Closes the writer once no barrier is in flight. Idempotent. After this, barriers that are not
-   * already covered fail with {@link ClosedSegmentException}.
+   * Closes the writer once no barrier is in flight. Idempotent; the caller holds the append lock.
+   * Afterwards, barriers that are not already covered fail with {@link ClosedSegmentException}.
    */
   void closeWriter() throws IOException {
-    StoreIo.WritableFile w;
-    syncLock.lock();
-    try {
-      while (syncing) {
-        syncDone.awaitUninterruptibly();
+    while (true) {
+      Barrier b = inFlight.get();
+      if (b == CLOSED) {
+        return;
       }
-      w = writer;
-      writer = null;
-      syncDone.signalAll();
-    } finally {
-      syncLock.unlock();
+      if (b != null) {
+        b.await();
+      } else if (inFlight.compareAndSet(null, CLOSED)) {
+        break;
+      }
     }
+    StoreIo.WritableFile w = writer;
+    writer = null;
     if (w != null) {
       w.close();
     }
@@ -295,14 +347,9 @@ final class Segment {
     writer.force();
   }
 
-  /** Marks offsets below {@code end} durable (after recovery made them so). */
+  /** Marks offsets below {@code end} durable (after recovery made them so); single-threaded. */
   void markSynced(long end) {
-    syncLock.lock();
-    try {
-      syncedThrough = Math.max(syncedThrough, end);
-    } finally {
-      syncLock.unlock();
-    }
+    syncedThrough = Math.max(syncedThrough, end);
   }
 
   @Override

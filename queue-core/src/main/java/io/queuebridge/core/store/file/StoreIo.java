@@ -12,13 +12,16 @@ import java.nio.file.StandardOpenOption;
  * The store's I/O seam: every write, sync and truncation of a store file and every directory sync
  * goes through one of these, so a test can wrap it to fail the Nth write or sync (STYLE 19).
  *
- * <p><b>Why writes are not {@link FileChannel} writes.</b> A {@code FileChannel} is interruptible:
- * interrupting a thread blocked in {@code write} or {@code force} closes the channel for every
- * thread. A durable append must not be interruptible once started (DurableQueueStore contract), and
- * one caller's interrupt must not break a queue for everyone, so writes and syncs use {@link
- * RandomAccessFile} ({@code pwrite}-like seek+write under the append lock, {@code fsync} through
- * its descriptor), which ignores interrupts. Reads use positional {@code FileChannel} reads and
- * recover from a channel closed by an interrupt (see {@code ReadHandles}).
+ * <p><b>Interrupts.</b> A {@link FileChannel} is interruptible: interrupting a thread blocked in
+ * one of its operations closes the channel for every thread. A durable append must not be
+ * interruptible once started (DurableQueueStore contract), and one caller's interrupt must not
+ * break a queue for everyone. So the default {@link WritableFile} writes through a {@code
+ * FileChannel} (one {@code pwrite} per append) with the caller's interrupt status cleared for the
+ * call and restored after it, and if an interrupt still closes the channel mid-write it reopens it
+ * and writes again at the same position (positional writes are idempotent); syncs, truncation and
+ * size go through a separate {@link RandomAccessFile} descriptor, which ignores interrupts (on
+ * Linux an fsync through any descriptor flushes the file's dirty pages). Reads use their own
+ * positional channels and recover the same way (see {@code ReadHandles}).
  *
  * <p>Implementations are thread-safe.
  */
@@ -69,7 +72,7 @@ interface StoreIo {
       } else if (!Files.isRegularFile(file)) {
         throw new java.nio.file.NoSuchFileException(file.toString());
       }
-      return new RafFile(new RandomAccessFile(file.toFile(), "rw"));
+      return new ChannelFile(file);
     }
 
     @Override
@@ -88,18 +91,50 @@ interface StoreIo {
     }
   }
 
-  /** A {@link RandomAccessFile}: neither writes nor syncs react to interrupts. */
-  final class RafFile implements WritableFile {
+  /**
+   * Writes through a {@link FileChannel} ({@code pwrite}), syncs through a {@link RandomAccessFile}
+   * descriptor; see the interface comment for why. {@link #write} is called by one thread at a
+   * time.
+   */
+  final class ChannelFile implements WritableFile {
+    private final Path path;
     private final RandomAccessFile raf;
+    private volatile FileChannel channel;
+    private volatile boolean closed;
 
-    RafFile(RandomAccessFile raf) {
-      this.raf = raf;
+    ChannelFile(Path path) throws IOException {
+      this.path = path;
+      this.raf = new RandomAccessFile(path.toFile(), "rw");
+      try {
+        this.channel = FileChannel.open(path, StandardOpenOption.WRITE);
+      } catch (IOException e) {
+        raf.close();
+        throw e;
+      }
     }
 
     @Override
     public void write(byte[] src, int off, int len, long position) throws IOException {
-      raf.seek(position);
-      raf.write(src, off, len);
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(src, off, len);
+      boolean interrupted = Thread.interrupted();
+      try {
+        for (int reopened = 0; b.hasRemaining(); ) {
+          try {
+            channel.write(b, position + (b.position() - off));
+          } catch (java.nio.channels.ClosedChannelException e) {
+            // an interrupt closed the channel mid-write: reopen and write the rest again
+            interrupted |= Thread.interrupted();
+            if (closed || ++reopened > 3) {
+              throw e;
+            }
+            channel = FileChannel.open(path, StandardOpenOption.WRITE);
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
 
     @Override
@@ -119,7 +154,12 @@ interface StoreIo {
 
     @Override
     public void close() throws IOException {
-      raf.close();
+      closed = true;
+      try {
+        channel.close();
+      } finally {
+        raf.close();
+      }
     }
   }
 }

@@ -21,8 +21,18 @@ final class FaultyIo implements StoreIo {
     void before(Path file, int n) throws IOException;
   }
 
-  /** A write or sync, with the global sequence numbers at its start and end. */
-  record Event(String kind, Path file, long start, long end, long thread) {}
+  /**
+   * A write or sync, with the global sequence numbers at its start and end; for a write of whole
+   * frames to a segment, the offsets {@code [firstOffset, endOffset)} it carried (else -1).
+   */
+  record Event(
+      String kind,
+      Path file,
+      long start,
+      long end,
+      long thread,
+      long firstOffset,
+      long endOffset) {}
 
   private final StoreIo delegate = StoreIo.DEFAULT;
   private final AtomicLong seq = new AtomicLong();
@@ -32,13 +42,15 @@ final class FaultyIo implements StoreIo {
   final AtomicInteger segmentForces = new AtomicInteger();
   final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
   final Map<Path, AtomicInteger> readOpens = new ConcurrentHashMap<>();
-  private final ThreadLocal<Event> lastSegmentWrite = new ThreadLocal<>();
 
   /** Before every write: argument is the 1-based count of writes to segment (.log) files, or 0. */
   volatile Hook beforeWrite = (f, n) -> {};
 
   /** Before every fsync of a file: argument is the 1-based count of segment fsyncs, or 0. */
   volatile Hook beforeForce = (f, n) -> {};
+
+  /** The 1-based segment write that writes only its first half and then fails (0 = none). */
+  volatile int tornWriteAt;
 
   /** Before every directory sync. */
   volatile Hook beforeDirSync = (f, n) -> {};
@@ -47,9 +59,29 @@ final class FaultyIo implements StoreIo {
     return seq.incrementAndGet();
   }
 
-  /** The calling thread's last write to a segment file. */
-  Event lastSegmentWrite() {
-    return lastSegmentWrite.get();
+  /** The write to a segment file that carried {@code offset}. */
+  Event writeOf(long offset) {
+    return events.stream()
+        .filter(
+            e -> e.kind().equals("write") && e.firstOffset() <= offset && offset < e.endOffset())
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no write carried offset " + offset));
+  }
+
+  /** The offsets carried by whole frames in {@code b[off, off+len)}, or {-1, -1}. */
+  private static long[] offsets(byte[] b, int off, int len) {
+    long first = -1;
+    long end = -1;
+    int p = off;
+    while (p + Frames.HEADER <= off + len && Frames.magic(b, p) == Frames.MAGIC) {
+      Frames.FrameHeader h = Frames.header(b, p);
+      if (first < 0) {
+        first = h.baseOffset();
+      }
+      end = h.endOffset();
+      p += h.length();
+    }
+    return new long[] {first, end};
   }
 
   List<Event> forcesOf(Path file) {
@@ -70,13 +102,22 @@ final class FaultyIo implements StoreIo {
         int n = seg ? segmentWrites.incrementAndGet() : 0;
         writes.incrementAndGet();
         beforeWrite.before(file, n);
+        if (seg && n == tornWriteAt) {
+          w.write(src, off, len / 2, position);
+          throw new IOException("injected torn write #" + n + " to " + file);
+        }
         long start = now();
         w.write(src, off, len, position);
-        Event e = new Event("write", file, start, now(), Thread.currentThread().getId());
-        events.add(e);
-        if (seg) {
-          lastSegmentWrite.set(e);
-        }
+        long[] offsets = seg ? offsets(src, off, len) : new long[] {-1, -1};
+        events.add(
+            new Event(
+                "write",
+                file,
+                start,
+                now(),
+                Thread.currentThread().getId(),
+                offsets[0],
+                offsets[1]));
       }
 
       @Override
@@ -87,7 +128,7 @@ final class FaultyIo implements StoreIo {
         long start = now();
         beforeForce.before(file, n);
         w.force();
-        events.add(new Event("force", file, start, now(), Thread.currentThread().getId()));
+        events.add(new Event("force", file, start, now(), Thread.currentThread().getId(), -1, -1));
       }
 
       @Override

@@ -1,0 +1,37 @@
+/**
+ * The {@code file} store: a durable segmented log per queue in one local directory, with group
+ * commit, crash recovery and crash-safe consumer-group state (DESIGN "Stores", SEMANTICS §2.4,
+ * A9–A11).
+ *
+ * <p><b>Public surface.</b> {@link io.queuebridge.core.store.file.FileStoreProvider} (found by
+ * {@link java.util.ServiceLoader} as {@code file}; its javadoc lists every configuration key),
+ * {@link io.queuebridge.core.store.file.FileStorage} (the open store; {@code recovery()} reports
+ * what opening repaired) and {@link io.queuebridge.core.store.file.RecoveryReport}. Everything else
+ * is package-private.
+ *
+ * <p><b>On-disk format, version 1</b> (details next to the code that reads each file):
+ *
+ * <ul>
+ *   <li>Directory layout and locking: {@code FileStorage}.
+ *   <li>Segment files ({@code <20-digit base offset>.log}) and the batch frame: {@code Frames}.
+ *       Big-endian; every frame carries magic {@code QBLG}, format version, length and a CRC-32C
+ *       over everything after the CRC field; records keep every field of a message exactly.
+ *   <li>Offset and time indexes ({@code .idx}, {@code .tix}): {@code SparseIndex}; hints only,
+ *       verified on use and rebuilt when missing or damaged.
+ *   <li>Small files (store marker, queue configuration, checkpoint snapshot, indexes) share one
+ *       envelope (magic, version, length, CRC-32C) and are replaced atomically: {@code Blobs}.
+ *   <li>Consumer groups ({@code groups/<g>.grp}): an operation log with snapshots, {@code
+ *       GroupLog}.
+ *   <li>Names: {@code Names} (percent-encoding, never an escaping path component).
+ * </ul>
+ *
+ * <p><b>Recovery</b> ({@code QueueLog}): only the newest segment of each queue is scanned on open
+ * (framing, continuity, CRC); its torn or corrupt tail is cut, logged at WARN and reported; older
+ * segments are verified frame by frame when read and fail closed with {@link
+ * io.queuebridge.core.StoreCorruptedException} naming file and byte position. Opening therefore
+ * costs O(newest segment), not O(store size).
+ *
+ * <p><b>Platform.</b> Meant for Linux (POSIX permissions, directory fsync, deleting files that
+ * readers still have open). Names differing only by case collide on case-insensitive file systems.
+ */
+package io.queuebridge.core.store.file;

@@ -1,0 +1,222 @@
+package io.queuebridge.core.store.file;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.PendingEntry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Consumer-group persistence (SEMANTICS §2.3, §2.4.9): op log, snapshots, prefix recovery. */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class GroupLogTest {
+  private static final String Q = "q";
+  private static final String G = "workers";
+  private static final Instant T0 = Instant.parse("2024-05-01T12:00:00.123456789Z");
+  @TempDir Path tmp;
+  private final FaultyIo io = new FaultyIo();
+  private FileStorage storage;
+
+  private FileStoreConfig config() {
+    return FileStoreConfig.defaults(tmp.resolve("store")).withSyncIntervalMs(60_000);
+  }
+
+  private ConsumerGroupStore open(FileStoreConfig config) {
+    storage = FileStorage.open(config, java.time.Clock.systemUTC(), io);
+    if (storage.queues.get(Q) == null) {
+      storage.queues().createQueue(QueueConfig.durable(Q).build());
+      storage.groups().createGroup(ConsumerGroupState.create(Q, G, "", GroupMode.QUEUE, true, T0));
+    }
+    return storage.groups();
+  }
+
+  private ConsumerGroupStore reopen(FileStoreConfig config) {
+    storage.close();
+    return open(config);
+  }
+
+  @AfterEach
+  void close() {
+    if (storage != null) {
+      storage.close();
+    }
+  }
+
+  private Path groupFile() {
+    return tmp.resolve("store/queues/q/groups/workers.grp");
+  }
+
+  /** A random mix of every kind of change; returns the state after each one. */
+  private static List<ConsumerGroupState> randomChanges(ConsumerGroupStore g, Random rnd, int n) {
+    List<ConsumerGroupState> states = new ArrayList<>();
+    Instant now = T0;
+    for (int i = 0; i < n; i++) {
+      now = now.plusMillis(rnd.nextInt(1000));
+      long offset = rnd.nextInt(50);
+      String consumer = "c" + rnd.nextInt(3);
+      ConsumerGroupState s = g.getGroup(Q, G);
+      switch (rnd.nextInt(8)) {
+        case 0 ->
+            g.addPending(
+                Q, G, new PendingEntry(offset, consumer, now, 1, now, now.plusSeconds(30)));
+        case 1 ->
+            s.pending().stream()
+                .findFirst()
+                .ifPresent(e -> g.removePending(Q, G, e.consumerId(), e.offset()));
+        case 2 -> {
+          Instant t = now;
+          s.pending().stream()
+              .findFirst()
+              .ifPresent(
+                  e ->
+                      g.transferPending(
+                          Q, G, e.offset(), e.consumerId(), consumer, t, Duration.ofSeconds(5)));
+        }
+        case 3 -> g.updateCursor(Q, G, rnd.nextInt(100), now);
+        case 4 -> g.updateCommitted(Q, G, rnd.nextInt(100), now);
+        case 5 ->
+            g.registerConsumer(Q, G, new ConsumerInfo(consumer, "client-" + consumer, now, now));
+        case 6 -> g.unregisterConsumer(Q, G, consumer);
+        default -> {
+          Instant t = now;
+          s.pending().stream()
+              .findFirst()
+              .ifPresent(
+                  e ->
+                      g.updatePending(
+                          Q,
+                          G,
+                          new PendingEntry(
+                              e.offset(),
+                              e.consumerId(),
+                              t,
+                              e.deliveryCount(),
+                              e.firstClaimedAt(),
+                              t.plusSeconds(60))));
+        }
+      }
+      states.add(g.getGroup(Q, G));
+    }
+    return states;
+  }
+
+  @Test
+  void everyKindOfChangeSurvivesReopenExactly() {
+    ConsumerGroupStore g = open(config());
+    List<ConsumerGroupState> states = randomChanges(g, new Random(1), 500);
+    g = reopen(config());
+    assertThat(g.getGroup(Q, G)).isEqualTo(states.get(states.size() - 1));
+  }
+
+  @Test
+  void aTornOrDamagedGroupLogTailRollsTheGroupBackToAnEarlierStateNeverAnInvalidOne()
+      throws Exception {
+    ConsumerGroupStore g = open(config());
+    List<ConsumerGroupState> states = new ArrayList<>();
+    states.add(g.getGroup(Q, G));
+    states.addAll(randomChanges(g, new Random(2), 200));
+    storage.close();
+    storage = null;
+    byte[] pristine = Files.readAllBytes(groupFile());
+    // the first record is the snapshot written atomically at creation; changes follow it
+    int firstEnd = GroupLog.HEADER + 8 + ByteSource.getIntAt(pristine, GroupLog.HEADER);
+    Random rnd = new Random(3);
+    for (int c = 0; c < 200; c++) {
+      byte[] b;
+      int p = firstEnd + rnd.nextInt(pristine.length - firstEnd);
+      boolean truncation = rnd.nextBoolean();
+      if (truncation) {
+        b = java.util.Arrays.copyOf(pristine, p);
+      } else {
+        b = pristine.clone();
+        b[p] ^= (byte) (1 + rnd.nextInt(255));
+      }
+      Files.write(groupFile(), b);
+      storage = FileStorage.open(config(), java.time.Clock.systemUTC(), io);
+      ConsumerGroupState recovered = storage.groups().getGroup(Q, G);
+      assertThat(states)
+          .as("case %d: recovered state is one the group was in", c)
+          .contains(recovered);
+      if (!truncation) {
+        assertThat(storage.recovery().groupLogCuts())
+            .as("case %d: a damaged record is cut and reported", c)
+            .singleElement()
+            .satisfies(cut -> assertThat(cut.keptBytes()).isLessThanOrEqualTo(p));
+      }
+      storage.groups().updateCursor(Q, G, 4242, T0); // appends continue after the cut
+      storage.close();
+      storage = FileStorage.open(config(), java.time.Clock.systemUTC(), io);
+      assertThat(storage.groups().getGroup(Q, G).cursor()).isEqualTo(4242);
+      storage.close();
+      storage = null;
+    }
+  }
+
+  @Test
+  void damageInTheCreationSnapshotFailsClosedNamingTheFile() throws Exception {
+    open(config());
+    storage.close();
+    storage = null;
+    byte[] b = Files.readAllBytes(groupFile());
+    b[GroupLog.HEADER + 12] ^= 1;
+    Files.write(groupFile(), b);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> FileStorage.open(config(), java.time.Clock.systemUTC(), io))
+        .isInstanceOf(io.queuebridge.core.StoreCorruptedException.class)
+        .hasMessageContaining(groupFile().toString())
+        .hasMessageContaining("no readable snapshot");
+  }
+
+  @Test
+  void theLogIsCompactedIntoASnapshotSoItStaysBounded() {
+    ConsumerGroupStore g = open(config());
+    for (int i = 0; i < 200; i++) {
+      g.addPending(Q, G, new PendingEntry(i, "c", T0, 1, T0, T0.plusSeconds(30)));
+    }
+    for (int i = 0; i < 60_000; i++) {
+      g.updateCursor(Q, G, i, T0.plusMillis(i));
+    }
+    assertThat(groupFile().toFile().length()).as("compacted").isLessThan(2L << 20);
+    ConsumerGroupState last = g.getGroup(Q, G);
+    assertThat(last.cursor()).isEqualTo(59_999);
+    assertThat(reopen(config()).getGroup(Q, G)).isEqualTo(last);
+  }
+
+  @Test
+  void intervalModeWritesEveryChangeAndLeavesFsyncToTheBackgroundThread() {
+    ConsumerGroupStore g = open(config());
+    Path f = groupFile();
+    int forces = io.forcesOf(f).size();
+    long size = f.toFile().length();
+    g.updateCursor(Q, G, 5, T0);
+    assertThat(f.toFile().length()).as("written before the call returns").isGreaterThan(size);
+    assertThat(io.forcesOf(f)).hasSize(forces);
+    storage.queues.get(Q).groups.get(G).syncIfDirty();
+    assertThat(io.forcesOf(f)).hasSize(forces + 1);
+  }
+
+  @Test
+  void alwaysModeFsyncsEveryChangeBeforeReturning() {
+    ConsumerGroupStore g = open(config().withGroupSync(FileStoreConfig.GroupSync.ALWAYS));
+    Path f = groupFile();
+    int forces = io.forcesOf(f).size();
+    g.updateCursor(Q, G, 5, T0);
+    g.addPending(Q, G, new PendingEntry(1, "c", T0, 1, T0, T0));
+    g.removePending(Q, G, "c", 1);
+    assertThat(io.forcesOf(f)).hasSize(forces + 3);
+  }
+}
