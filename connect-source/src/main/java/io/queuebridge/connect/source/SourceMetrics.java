@@ -3,6 +3,7 @@ package io.queuebridge.connect.source;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
@@ -37,7 +38,8 @@ import org.apache.kafka.common.metrics.stats.Rate;
 final class SourceMetrics implements AutoCloseable {
   private final PluginMetrics metrics;
   private final Sensor polled;
-  private final Sensor committed;
+  // commitRecord runs on the producer's network thread: a counter, not a sensor (no lock, no clock)
+  private final LongAdder committed = new LongAdder();
   private final Sensor renewals;
   private final Sensor claimsLost;
   private final Sensor dlqMoves;
@@ -50,10 +52,10 @@ final class SourceMetrics implements AutoCloseable {
     this.polled = metrics.addSensor("records-polled");
     polled.add(name("records-polled-total", "Records handed to Connect."), new CumulativeSum());
     polled.add(name("records-polled-rate", "Records handed to Connect per second."), new Rate());
-    this.committed = metrics.addSensor("records-committed");
-    committed.add(
-        name("records-committed-total", "Records acknowledged after Kafka accepted them."),
-        new CumulativeSum());
+    gauge(
+        "records-committed-total",
+        "Records acknowledged after Kafka accepted them (or Connect dropped them).",
+        committed::sum);
     this.renewals = metrics.addSensor("claim-renewals");
     renewals.add(
         name("claim-renewals-total", "Claims of in-flight classic-queue messages renewed."),
@@ -100,7 +102,7 @@ final class SourceMetrics implements AutoCloseable {
   }
 
   void committed() {
-    committed.record(1);
+    committed.increment();
   }
 
   void renewed(int n) {
@@ -123,12 +125,7 @@ final class SourceMetrics implements AutoCloseable {
   public void close() {
     for (String s :
         new String[] {
-          "records-polled",
-          "records-committed",
-          "claim-renewals",
-          "claims-lost",
-          "dlq-moves",
-          "records-skipped"
+          "records-polled", "claim-renewals", "claims-lost", "dlq-moves", "records-skipped"
         }) {
       metrics.removeSensor(s);
     }

@@ -122,9 +122,13 @@ final class StreamReader extends QueueReader {
           first - 1,
           first);
     }
+    long[] offsets = new long[batch.size()];
+    for (int i = 0; i < offsets.length; i++) {
+      offsets[i] = batch.get(i).offset();
+    }
+    tracker.emitted(offsets, offsets.length);
     for (Message m : batch) {
       long offset = m.offset();
-      tracker.emitted(offset);
       next = offset + 1;
       if (m.isExpired(now)) {
         tracker.done(offset);

@@ -204,7 +204,7 @@ class QueueSourceTaskTest {
         .until(() -> group("q").pending().size() == 1);
     assertThat(group("q").pending().get(0).offset()).isEqualTo(1);
     assertThat(context.metric("in-flight")).isEqualTo(1L);
-    assertThat(context.metric("records-committed-total")).isEqualTo(2.0);
+    assertThat(context.metric("records-committed-total")).isEqualTo(2L);
   }
 
   @Test

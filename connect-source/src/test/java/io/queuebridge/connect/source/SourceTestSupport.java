@@ -209,8 +209,8 @@ final class SourceTestSupport {
   }
 
   /**
-   * The connector's source offsets from the REST API, parsed here (Kafka's own REST entities do not
-   * deserialise their offsets with the Jackson version on this class path).
+   * The connector's source offsets from the REST API, as plain maps (a partition Connect knows but
+   * cannot find an offset for shows as a null offset).
    */
   static Map<Map<String, Object>, Map<String, Object>> connectorOffsets(
       EmbeddedConnectCluster cluster, String connector) {

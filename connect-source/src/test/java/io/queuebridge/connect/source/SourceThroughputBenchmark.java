@@ -65,40 +65,52 @@ class SourceThroughputBenchmark {
       List<Double> queue = new ArrayList<>();
       List<Double> fileStream = new ArrayList<>();
       List<Double> raw = new ArrayList<>();
+      List<Double> vsFile = new ArrayList<>();
+      List<Double> vsRaw = new ArrayList<>();
       for (int round = 0; round <= ROUNDS; round++) {
         String label = round == 0 ? "warm-up" : "round " + round;
-        double q = queueSource(cluster, storeDir, "bench-" + round, "q-" + round);
-        double f = fileSource(cluster, file, "f-" + round);
-        double r = rawProducer(cluster, "r-" + round);
+        // rotate the order so that no variant always runs first (or right after another)
+        double q = 0;
+        double f = 0;
+        double r = 0;
+        for (int k = 0; k < 3; k++) {
+          switch ((round + k) % 3) {
+            case 0 -> q = queueSource(cluster, storeDir, "bench-" + round, "q-" + round);
+            case 1 -> f = fileSource(cluster, file, "f-" + round);
+            default -> r = rawProducer(cluster, "r-" + round);
+          }
+        }
         System.out.printf(
             Locale.ROOT,
-            "%s: queue source %.0f rec/s, FileStreamSource %.0f rec/s, raw producer %.0f rec/s%n",
+            "%s: queue source %.0f rec/s, FileStreamSource %.0f rec/s, raw producer %.0f rec/s"
+                + " (queue/file %.2fx, queue/raw %.2fx)%n",
             label,
             q,
             f,
-            r);
+            r,
+            q / f,
+            q / r);
         if (round > 0) {
           queue.add(q);
           fileStream.add(f);
           raw.add(r);
+          vsFile.add(q / f);
+          vsRaw.add(q / r);
         }
       }
-      double q = median(queue);
-      double f = median(fileStream);
-      double r = median(raw);
       System.out.printf(
           Locale.ROOT,
-          "RESULT records=%d valueBytes=%d rounds=%d: queue source %.0f rec/s,"
-              + " FileStreamSource %.0f rec/s, raw producer %.0f rec/s;"
-              + " queue/FileStreamSource = %.2fx, queue/raw producer = %.2fx%n",
+          "RESULT records=%d valueBytes=%d rounds=%d: median rates: queue source %.0f rec/s,"
+              + " FileStreamSource %.0f rec/s, raw producer %.0f rec/s; median of the per-round"
+              + " ratios: queue/FileStreamSource = %.2fx, queue/raw producer = %.2fx%n",
           RECORDS,
           VALUE_BYTES,
           ROUNDS,
-          q,
-          f,
-          r,
-          q / f,
-          q / r);
+          median(queue),
+          median(fileStream),
+          median(raw),
+          median(vsFile),
+          median(vsRaw));
     } finally {
       cluster.stop();
     }
