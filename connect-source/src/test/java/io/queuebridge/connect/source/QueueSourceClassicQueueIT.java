@@ -13,6 +13,7 @@ import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.KafkaCoordinates;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupDelivery;
@@ -69,11 +70,20 @@ class QueueSourceClassicQueueIT {
   void claimsOfRecordsKafkaIsSlowToAcceptAreRenewedAndNeverRedelivered() {
     String queue = "slow";
     String topic = "out-slow";
-    SourceTestSupport.createClassic(lease, queue);
+    // A short delivery timeout (the queue's visibility timeout, A5) keeps the test quick.
+    lease
+        .manager()
+        .createQueue(
+            QueueConfig.durable(queue)
+                .maxDepth(10_000_000)
+                .deliveryTimeout(Duration.ofSeconds(8))
+                .build());
     append(lease, queue, values("slow", 0, 40));
     cluster.kafka().createTopic(topic, 1);
-    Duration visibility = groups.settings().visibilityTimeout();
-    assertThat(visibility).as("the store's visibility timeout").isPositive();
+    Duration configured = groups.settings().visibilityTimeout();
+    Duration visibility =
+        configured.isZero() ? lease.manager().getQueue(queue).deliveryTimeout() : configured;
+    assertThat(visibility).as("the queue's visibility timeout").isPositive();
     long lingerMs = visibility.toMillis() + 8_000;
     GroupMetrics before = groups.metrics();
 
