@@ -76,12 +76,23 @@ public final class Message {
 
   /** This message with another offset; no bytes are copied. */
   public Message withOffset(long newOffset) {
-    if (newOffset == offset) {
-      return this;
-    }
-    Builder b = toBuilder();
-    b.offset = newOffset;
-    return new Message(b, false);
+    return newOffset == offset ? this : new Message(this, newOffset);
+  }
+
+  /** A copy of {@code m} at {@code newOffset}, sharing every (immutable) field. */
+  private Message(Message m, long newOffset) {
+    this.id = m.id;
+    this.offset = newOffset;
+    this.topic = m.topic;
+    this.key = m.key;
+    this.value = m.value;
+    this.headers = m.headers;
+    this.timestamp = m.timestamp;
+    this.timestampType = m.timestampType;
+    this.createdAt = m.createdAt;
+    this.expiresAt = m.expiresAt;
+    this.state = m.state;
+    this.properties = m.properties;
   }
 
   /** The publisher-side id; empty when none was assigned. */

@@ -46,10 +46,21 @@ public record ConsumerGroupState(
     Objects.requireNonNull(id, "id");
     pattern = Objects.requireNonNullElse(pattern, "");
     Objects.requireNonNull(mode, "mode");
-    pending = pending.stream().sorted(BY_OFFSET).toList();
+    pending = sortedByOffset(pending);
     consumers = Map.copyOf(consumers);
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(updatedAt, "updatedAt");
+  }
+
+  /** An unmodifiable copy sorted by offset; sorts only when the input is out of order. */
+  private static List<PendingEntry> sortedByOffset(List<PendingEntry> entries) {
+    List<PendingEntry> copy = List.copyOf(entries);
+    for (int i = 1; i < copy.size(); i++) {
+      if (copy.get(i - 1).offset() > copy.get(i).offset()) {
+        return copy.stream().sorted(BY_OFFSET).toList();
+      }
+    }
+    return copy;
   }
 
   /** A new, empty group: cursor = committed = 0 (not at the head), no members, nothing pending. */

@@ -153,6 +153,85 @@ public interface ConsumerGroupStore {
     return moved;
   }
 
+  /**
+   * The pending entry at {@code offset}, whoever holds it, or empty. A store may answer without
+   * building the whole group (the engine's nack and reject read one entry).
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default Optional<PendingEntry> findPending(String queue, String groupId, long offset) {
+    return getGroup(queue, groupId).pendingAt(offset);
+  }
+
+  /**
+   * Records a claim of several messages: adds {@code entries} (each replacing any entry at its
+   * offset, as {@link #addPending}) and then sets the cursor to {@code cursor} (as {@link
+   * #updateCursor} at {@code now}). The engine calls it once per claimed batch instead of one call
+   * per message. The default makes exactly those calls, one after the other; a store overriding it
+   * may apply them as one change (and should, for speed), with the same result.
+   *
+   * @param entries the new entries; may be empty (then only the cursor moves)
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default void claimPending(
+      String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
+    for (PendingEntry e : entries) {
+      addPending(queue, groupId, e);
+    }
+    updateCursor(queue, groupId, cursor, now);
+  }
+
+  /**
+   * The acknowledgement step of SEMANTICS B §3.7 in one call: removes the entry at {@code offset}
+   * if {@code consumerId} holds it with {@code deliveryCount} deliveries (a fence against settling
+   * an entry that was stolen or redelivered since), then raises the committed offset to the lowest
+   * offset still pending, or to the cursor when nothing is, at {@code now} (never lowers it; when
+   * it does not move, {@code updatedAt} is left as {@link #removePending} leaves it). The engine
+   * uses it for acks, rejects and every other removal. The default reads the group, then calls
+   * {@link #removePending} and, when the committed offset moves, {@link #updateCommitted}; a store
+   * overriding it may apply both as one change, with the same result.
+   *
+   * @return the committed offset after the call
+   * @throws PendingEntryNotFoundException unless that consumer holds that offset with that count
+   *     (nothing changes)
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default long acknowledgePending(
+      String queue,
+      String groupId,
+      String consumerId,
+      long offset,
+      int deliveryCount,
+      Instant now) {
+    ConsumerGroupState g = getGroup(queue, groupId);
+    g.pendingAt(offset)
+        .filter(e -> e.consumerId().equals(consumerId) && e.deliveryCount() == deliveryCount)
+        .orElseThrow(() -> new PendingEntryNotFoundException(queue, groupId, consumerId, offset));
+    removePending(queue, groupId, consumerId, offset);
+    long target = committedAfterRemoving(g, offset);
+    if (target > g.committed()) {
+      updateCommitted(queue, groupId, target, now);
+      return target;
+    }
+    return g.committed();
+  }
+
+  /**
+   * Where the committed offset of {@code g} should be once the entry at {@code offset} is gone: the
+   * lowest other pending offset, or the cursor when no other entry is pending (SEMANTICS B §3.7).
+   * Never below the current committed offset.
+   */
+  static long committedAfterRemoving(ConsumerGroupState g, long offset) {
+    long target = g.cursor();
+    for (PendingEntry p : g.pending()) {
+      if (p.offset() != offset) {
+        target = p.offset(); // pending is sorted: the lowest other offset
+        break;
+      }
+    }
+    return Math.max(target, g.committed());
+  }
+
   /** The entries held by one consumer, by offset; empty when none. */
   default List<PendingEntry> getPending(String queue, String groupId, String consumerId) {
     return getGroup(queue, groupId).pendingOf(consumerId);

@@ -1,105 +1,199 @@
 package io.queuebridge.core.topic;
 
 import io.queuebridge.core.InvalidConfigException;
-import java.nio.charset.StandardCharsets;
 
 /**
  * MQTT-style topic filters: {@code /} separates levels, {@code +} matches one level, {@code #} the
- * rest (SEMANTICS B §4.1–4.2). Stateless and thread-safe.
+ * rest (SEMANTICS B §4.1–4.2). Stateless and thread-safe; nothing here blocks.
  *
- * <p>NOTE: a straightforward split-based implementation; the topic work replaces {@link #matches}
- * with an allocation-free one and keeps this as the reference in tests.
+ * <p>{@link #matches} is on the publish hot path and allocates nothing: it walks both strings by
+ * index instead of splitting them.
+ *
+ * <p>{@code $share/<name>/<filter>} is validated as a shared-subscription filter but is
+ * <em>not</em> unwrapped by {@link #matches} (nor by {@link TopicIndex}): it is an ordinary {@code
+ * $}-filter whose first level is the literal {@code $share}, so it matches only topics that start
+ * with {@code $share/<name>/}. A queue that wants the inner filter's topics registers the inner
+ * filter.
  */
 public final class TopicFilters {
+  static final char SEPARATOR = '/';
+  static final char SINGLE_LEVEL = '+';
+  static final char MULTI_LEVEL = '#';
+  static final char SYSTEM_PREFIX = '$';
+
+  private static final String SHARE_PREFIX = "$share/";
+
   private TopicFilters() {}
 
-  /** Whether {@code filter} matches {@code topic} ({@code T-MATCH}). */
+  /**
+   * Whether {@code filter} matches {@code topic} ({@code T-MATCH}, SEMANTICS B §4.1).
+   *
+   * <ul>
+   *   <li>Either side null or empty: false. Identical strings: true (checked first, so even a
+   *       malformed filter matches its own text).
+   *   <li>A topic starting with {@code $} is matched only by a filter starting with {@code $}
+   *       (whose first level is then never {@code +} or {@code #}): {@code #} and {@code +/…} never
+   *       match {@code $SYS/…}, {@code $SYS/#} does.
+   *   <li>Levels are split on {@code /}; empty levels are real levels. {@code #} matches the rest
+   *       of the topic including nothing ({@code a/#} matches {@code a}); {@code +} matches exactly
+   *       one level, which may be empty ({@code +/+} matches {@code /foo}); any other level must
+   *       equal the topic's level; without {@code #} both must end together.
+   * </ul>
+   *
+   * <p>The filter is not validated: a {@code #} level that is not last still matches the rest here,
+   * and a level such as {@code a#} is a literal. Use {@link #validateFilter} on input; {@link
+   * TopicIndex} never lets a misplaced {@code #} capture anything.
+   *
+   * <p>Allocation-free.
+   */
   public static boolean matches(String filter, String topic) {
-    if (filter == null || topic == null || filter.isEmpty() || topic.isEmpty()) {
+    if (filter == null || topic == null) {
+      return false;
+    }
+    int fLen = filter.length();
+    int tLen = topic.length();
+    if (fLen == 0 || tLen == 0) {
       return false;
     }
     if (filter.equals(topic)) {
       return true;
     }
-    String[] f = filter.split("/", -1);
-    String[] t = topic.split("/", -1);
-    if (topic.charAt(0) == '$'
-        && (filter.charAt(0) != '$' || f[0].equals("+") || f[0].equals("#"))) {
+    // A '$' filter's first level starts with '$', so it can never be '+' or '#'.
+    if (topic.charAt(0) == SYSTEM_PREFIX && filter.charAt(0) != SYSTEM_PREFIX) {
       return false;
     }
-    for (int i = 0; i < f.length; i++) {
-      if (f[i].equals("#")) {
-        return true;
+    int f = 0; // start of the current filter level
+    int t = 0; // start of the current topic level; tLen + 1 once the topic is exhausted
+    while (true) {
+      int fEnd = filter.indexOf(SEPARATOR, f);
+      if (fEnd < 0) {
+        fEnd = fLen;
       }
-      if (i >= t.length) {
+      int levelLen = fEnd - f;
+      if (levelLen == 1 && filter.charAt(f) == MULTI_LEVEL) {
+        return true; // the rest of the topic, including nothing
+      }
+      if (t > tLen) {
+        return false; // the filter has a level the topic lacks
+      }
+      int tEnd = topic.indexOf(SEPARATOR, t);
+      if (tEnd < 0) {
+        tEnd = tLen;
+      }
+      boolean single = levelLen == 1 && filter.charAt(f) == SINGLE_LEVEL;
+      if (!single && (tEnd - t != levelLen || !filter.regionMatches(f, topic, t, levelLen))) {
         return false;
       }
-      if (!f[i].equals("+") && !f[i].equals(t[i])) {
-        return false;
+      if (fEnd == fLen) {
+        return tEnd == tLen; // both must end together
       }
+      f = fEnd + 1;
+      t = tEnd + 1; // == tLen + 1 when the topic has just ended
     }
-    return f.length == t.length;
   }
 
   /**
-   * Checks a topic filter (§4.2).
+   * Checks a topic filter (SEMANTICS B §4.2): non-empty, no NUL, valid UTF-8 (no unpaired
+   * surrogate); {@code $share/<name>/<filter>} needs a non-empty name without {@code +} or {@code
+   * #} and a non-empty inner filter; then, per level of the (inner) filter, a level containing
+   * {@code #} must be exactly {@code #} and the last level, and a level containing {@code +} must
+   * be exactly {@code +}.
    *
-   * @throws InvalidConfigException naming the filter and the rule it breaks
+   * @throws InvalidConfigException with field {@code "topic filter"}, the filter as value and the
+   *     rule it breaks as the expectation
    */
   public static void validateFilter(String filter) {
+    String field = "topic filter";
     if (filter == null || filter.isEmpty()) {
-      throw new InvalidConfigException("topic filter", filter, "a non-empty topic filter");
+      throw new InvalidConfigException(field, filter, "a non-empty topic filter");
     }
-    checkText("topic filter", filter);
-    String inner = filter;
-    if (filter.startsWith("$share/")) {
-      int slash = filter.indexOf('/', "$share/".length());
-      String name = slash < 0 ? filter.substring(7) : filter.substring(7, slash);
-      if (slash < 0 || name.isEmpty() || name.contains("+") || name.contains("#")) {
+    checkText(field, filter);
+    int start = 0;
+    if (filter.startsWith(SHARE_PREFIX)) {
+      int nameStart = SHARE_PREFIX.length();
+      int slash = filter.indexOf(SEPARATOR, nameStart);
+      if (slash < 0) {
         throw new InvalidConfigException(
-            "topic filter", filter, "$share/<name>/<filter> with a non-empty name without + or #");
+            field, filter, "a shared subscription of the form $share/<name>/<filter>");
       }
-      inner = filter.substring(slash + 1);
-      if (inner.isEmpty()) {
+      if (slash == nameStart) {
         throw new InvalidConfigException(
-            "topic filter", filter, "a non-empty filter after $share/<name>/");
+            field, filter, "a non-empty share name in $share/<name>/<filter>");
+      }
+      for (int i = nameStart; i < slash; i++) {
+        char c = filter.charAt(i);
+        if (c == SINGLE_LEVEL || c == MULTI_LEVEL) {
+          throw new InvalidConfigException(
+              field, filter, "a share name without '+' or '#' in $share/<name>/<filter>");
+        }
+      }
+      start = slash + 1;
+      if (start == filter.length()) {
+        throw new InvalidConfigException(field, filter, "a non-empty filter after $share/<name>/");
       }
     }
-    String[] levels = inner.split("/", -1);
-    for (int i = 0; i < levels.length; i++) {
-      String level = levels[i];
-      if (level.contains("#") && (!level.equals("#") || i != levels.length - 1)) {
-        throw new InvalidConfigException(
-            "topic filter", filter, "'#' only as a whole level and only as the last level");
+    int len = filter.length();
+    int levelStart = start;
+    while (levelStart <= len) {
+      int levelEnd = filter.indexOf(SEPARATOR, levelStart);
+      if (levelEnd < 0) {
+        levelEnd = len;
       }
-      if (level.contains("+") && !level.equals("+")) {
-        throw new InvalidConfigException("topic filter", filter, "'+' only as a whole level");
+      for (int i = levelStart; i < levelEnd; i++) {
+        char c = filter.charAt(i);
+        if (c == MULTI_LEVEL && (levelEnd - levelStart != 1 || levelEnd != len)) {
+          throw new InvalidConfigException(
+              field, filter, "'#' only as a whole level and only as the last level");
+        }
+        if (c == SINGLE_LEVEL && levelEnd - levelStart != 1) {
+          throw new InvalidConfigException(field, filter, "'+' only as a whole level");
+        }
       }
+      levelStart = levelEnd + 1;
     }
   }
 
   /**
-   * Checks a topic name for publishing (§4.2).
+   * Checks a topic name for publishing (SEMANTICS B §4.2): non-empty, no {@code +} or {@code #}, no
+   * NUL, valid UTF-8 (no unpaired surrogate).
    *
-   * @throws InvalidConfigException naming the topic and the rule it breaks
+   * @throws InvalidConfigException with field {@code "topic"}, the topic as value and the rule it
+   *     breaks as the expectation
    */
   public static void validateTopicName(String topic) {
+    String field = "topic";
     if (topic == null || topic.isEmpty()) {
-      throw new InvalidConfigException("topic", topic, "a non-empty topic name");
+      throw new InvalidConfigException(field, topic, "a non-empty topic name");
     }
-    checkText("topic", topic);
-    if (topic.indexOf('+') >= 0 || topic.indexOf('#') >= 0) {
-      throw new InvalidConfigException("topic", topic, "a topic name without '+' or '#'");
+    checkText(field, topic);
+    for (int i = 0; i < topic.length(); i++) {
+      char c = topic.charAt(i);
+      if (c == SINGLE_LEVEL || c == MULTI_LEVEL) {
+        throw new InvalidConfigException(
+            field, topic, "a topic name without the wildcards '+' and '#'");
+      }
     }
   }
 
-  private static void checkText(String what, String s) {
-    if (s.indexOf('\0') >= 0) {
-      throw new InvalidConfigException(what, s, "no NUL character");
-    }
-    byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-    if (!new String(utf8, StandardCharsets.UTF_8).equals(s)) {
-      throw new InvalidConfigException(what, s, "valid UTF-8 (no unpaired surrogates)");
+  /** Rejects NUL and unpaired surrogates (a Java string that has no UTF-8 encoding). */
+  private static void checkText(String field, String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '\0') {
+        throw new InvalidConfigException(field, s, "no NUL character (at index " + i + ")");
+      }
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+          continue;
+        }
+        throw new InvalidConfigException(
+            field, s, "valid UTF-8 (unpaired high surrogate at index " + i + ")");
+      }
+      if (Character.isLowSurrogate(c)) {
+        throw new InvalidConfigException(
+            field, s, "valid UTF-8 (unpaired low surrogate at index " + i + ")");
+      }
     }
   }
 }

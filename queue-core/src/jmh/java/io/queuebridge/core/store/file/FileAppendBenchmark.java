@@ -27,8 +27,8 @@ import org.openjdk.jmh.annotations.Threads;
 
 /**
  * Appends to the file store against raw {@link FileChannel} references measured in the same run,
- * with 1 KiB messages. The raw references write the same number of bytes per operation as the
- * store writes (one encoded frame: {@value #VALUE} bytes of value plus framing).
+ * with 1 KiB messages. The raw references write the same number of bytes per operation as the store
+ * writes (one encoded frame: {@value #VALUE} bytes of value plus framing).
  *
  * <ul>
  *   <li>{@code buffered} vs {@code rawWrite}: {@code append} (default settings: the background
@@ -76,7 +76,8 @@ public class FileAppendBenchmark {
     @Setup(Level.Iteration)
     public void open() throws IOException {
       dir = BenchDirs.fresh("append");
-      StoreIo io = fsyncExtraMicros == 0 ? StoreIo.DEFAULT : new SlowSyncIo(fsyncExtraMicros * 1000L);
+      StoreIo io =
+          fsyncExtraMicros == 0 ? StoreIo.DEFAULT : new SlowSyncIo(fsyncExtraMicros * 1000L);
       storage = FileStorage.open(FileStoreConfig.defaults(dir), Clock.systemUTC(), io);
       queues = storage.queues();
       queues.createQueue(QueueConfig.durable(Q).build());

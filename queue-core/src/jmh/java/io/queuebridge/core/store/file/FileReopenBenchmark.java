@@ -78,7 +78,10 @@ public class FileReopenBenchmark {
   @Setup(Level.Invocation)
   public void tear() throws IOException {
     // an unclean stop: the newest segment ends in half a frame
-    Files.write(newest, new byte[] {0x51, 0x42, 0x4C, 0x47, 0, 0, 0, 0, 0, 0, 0x40, 0}, StandardOpenOption.APPEND);
+    Files.write(
+        newest,
+        new byte[] {0x51, 0x42, 0x4C, 0x47, 0, 0, 0, 0, 0, 0, 0x40, 0},
+        StandardOpenOption.APPEND);
   }
 
   @Benchmark

@@ -29,16 +29,16 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * The cost of one claim + ack (addPending + removePending) on the file store's consumer-group log,
- * with a group already holding {@code pel} pending entries, against references measured in the
- * same run:
+ * with a group already holding {@code pel} pending entries, against references measured in the same
+ * run:
  *
  * <ul>
  *   <li>{@code logInterval}: the store's op log, {@code group.sync=interval} (the default; written
  *       per change, fsynced by the background thread);
  *   <li>{@code logAlways}: the op log with {@code group.sync=always} (fsync per change);
  *   <li>{@code readModifyWrite}: what the SPI's default methods would cost on the same store, each
- *       change reading the whole group and writing it back ({@code getGroup} + {@code
- *       updateGroup}, the store's full-snapshot record);
+ *       change reading the whole group and writing it back ({@code getGroup} + {@code updateGroup},
+ *       the store's full-snapshot record);
  *   <li>{@code rawWrite2} / {@code rawWriteFsync2}: two raw 64-byte {@code FileChannel} writes
  *       (without / with an fsync after each), the floor for two changes.
  * </ul>
@@ -73,11 +73,17 @@ public class GroupStoreBenchmark {
     ConsumerGroupStore real = interval.groups();
     defaults = new PrimitivesOnly(real);
     Files.createDirectories(dir.resolve("raw"));
-    raw = FileChannel.open(dir.resolve("raw").resolve("raw.log"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    raw =
+        FileChannel.open(
+            dir.resolve("raw").resolve("raw.log"),
+            StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.WRITE);
   }
 
   private FileStorage store(Path path, FileStoreConfig.GroupSync sync) {
-    FileStorage s = FileStorage.open(FileStoreConfig.defaults(path).withGroupSync(sync), Clock.systemUTC(), StoreIo.DEFAULT);
+    FileStorage s =
+        FileStorage.open(
+            FileStoreConfig.defaults(path).withGroupSync(sync), Clock.systemUTC(), StoreIo.DEFAULT);
     s.queues().createQueue(QueueConfig.durable(Q).build());
     s.groups().createGroup(ConsumerGroupState.create(Q, G, "", GroupMode.QUEUE, true, T0));
     for (int i = 0; i < pel; i++) {

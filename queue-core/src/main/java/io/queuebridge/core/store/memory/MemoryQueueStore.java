@@ -82,7 +82,7 @@ final class MemoryQueueStore implements DurableQueueStore {
       }
       storage.queues.remove(name);
       storage.index.removeQueue(name);
-      q.groups.clear();
+      q.dropGroups();
       q.log.kill(() -> new QueueNotFoundException(name));
     }
   }

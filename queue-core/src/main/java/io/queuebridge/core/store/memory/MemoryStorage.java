@@ -64,7 +64,7 @@ final class MemoryStorage implements Storage {
       closed = true;
       for (MemoryQueue q : queues.values()) {
         index.removeQueue(q.name);
-        q.groups.clear();
+        q.dropGroups();
         q.log.kill(() -> new StoreClosedException(description));
       }
       queues.clear();

@@ -1451,6 +1451,122 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void findPendingReturnsTheEntryAtAnOffsetWhoeverHoldsIt() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(3, "c1"));
+    groups().addPending("q", "g", pending(5, "c2"));
+    assertThat(groups().findPending("q", "g", 5)).contains(pending(5, "c2"));
+    assertThat(groups().findPending("q", "g", 4)).isEmpty();
+    groups().removePending("q", "g", "c1", 3);
+    assertThat(groups().findPending("q", "g", 3)).isEmpty();
+  }
+
+  @Test
+  void claimPendingAddsTheEntriesAndMovesTheCursorInOneCall() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(1, "c0"));
+    PendingEntry replacement = new PendingEntry(1, "c1", T0.plusSeconds(5), 1, T0, T0);
+    groups()
+        .claimPending(
+            "q",
+            "g",
+            List.of(replacement, pending(3, "c1"), pending(4, "c1")),
+            5,
+            T0.plusSeconds(5));
+    ConsumerGroupState g = groups().getGroup("q", "g");
+    assertThat(g.pending()).containsExactly(replacement, pending(3, "c1"), pending(4, "c1"));
+    assertThat(g.cursor()).isEqualTo(5);
+    assertThat(g.committed()).isZero();
+    assertThat(g.updatedAt()).isEqualTo(T0.plusSeconds(5));
+
+    groups().claimPending("q", "g", List.of(), 9, T0.plusSeconds(6));
+    assertThat(groups().getGroup("q", "g").cursor())
+        .as("nothing claimed, cursor moves")
+        .isEqualTo(9);
+    assertThat(groups().getAllPending("q", "g")).hasSize(3);
+  }
+
+  @Test
+  void acknowledgePendingRemovesTheEntryAndCommitsUpToTheLowestStillPending() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g").withCursor(10, T0));
+    groups().claimPending("q", "g", List.of(pending(4, "c1"), pending(6, "c2")), 10, T0);
+
+    assertThat(groups().acknowledgePending("q", "g", "c2", 6, 1, T0.plusSeconds(1)))
+        .as("4 is still pending: committed stays below it")
+        .isEqualTo(4);
+    ConsumerGroupState g = groups().getGroup("q", "g");
+    assertThat(g.pending()).containsExactly(pending(4, "c1"));
+    assertThat(g.committed()).isEqualTo(4);
+    assertThat(g.updatedAt()).isEqualTo(T0.plusSeconds(1));
+
+    assertThat(groups().acknowledgePending("q", "g", "c1", 4, 1, T0.plusSeconds(2)))
+        .as("nothing pending: committed = cursor")
+        .isEqualTo(10);
+    g = groups().getGroup("q", "g");
+    assertThat(g.pending()).isEmpty();
+    assertThat(g.committed()).isEqualTo(10);
+    assertThat(g.cursor()).isEqualTo(10);
+    assertThat(g.updatedAt()).isEqualTo(T0.plusSeconds(2));
+  }
+
+  @Test
+  void acknowledgePendingNeverLowersTheCommittedOffset() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g").withCursor(10, T0).withCommitted(8, T0));
+    groups().addPending("q", "g", pending(2, "c1"));
+    groups().addPending("q", "g", pending(3, "c1"));
+    assertThat(groups().acknowledgePending("q", "g", "c1", 2, 1, T0.plusSeconds(1))).isEqualTo(8);
+    ConsumerGroupState g = groups().getGroup("q", "g");
+    assertThat(g.committed()).isEqualTo(8);
+    assertThat(g.pending()).containsExactly(pending(3, "c1"));
+  }
+
+  @Test
+  void acknowledgePendingIsFencedByHolderAndDeliveryCountAndChangesNothingWhenRefused() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g").withCursor(5, T0));
+    PendingEntry second = new PendingEntry(4, "c1", T0, 2, T0, T0);
+    groups().addPending("q", "g", second);
+    ConsumerGroupState before = groups().getGroup("q", "g");
+    assertThatThrownBy(() -> groups().acknowledgePending("q", "g", "c2", 4, 2, T0))
+        .as("another holder")
+        .isInstanceOf(PendingEntryNotFoundException.class);
+    assertThatThrownBy(() -> groups().acknowledgePending("q", "g", "c1", 4, 1, T0))
+        .as("an earlier delivery of the same message")
+        .isInstanceOf(PendingEntryNotFoundException.class);
+    assertThatThrownBy(() -> groups().acknowledgePending("q", "g", "c1", 3, 2, T0))
+        .as("nothing pending there")
+        .isInstanceOf(PendingEntryNotFoundException.class);
+    assertThat(groups().getGroup("q", "g")).isEqualTo(before);
+    assertThat(groups().acknowledgePending("q", "g", "c1", 4, 2, T0)).isEqualTo(5);
+  }
+
+  @Test
+  void claimsAndAcknowledgementsInterleavedKeepThePendingListSorted() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    long cursor = 0;
+    List<Long> expected = new ArrayList<>();
+    for (int round = 0; round < 20; round++) {
+      List<PendingEntry> batch = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        batch.add(pending(cursor, "c"));
+        expected.add(cursor++);
+      }
+      groups().claimPending("q", "g", batch, cursor, T0);
+      long ack = expected.get(round % expected.size()); // acks out of order
+      groups().acknowledgePending("q", "g", "c", ack, 1, T0);
+      expected.remove(Long.valueOf(ack));
+    }
+    ConsumerGroupState g = groups().getGroup("q", "g");
+    assertThat(g.pending()).extracting(PendingEntry::offset).containsExactlyElementsOf(expected);
+    assertThat(g.committed()).isEqualTo(expected.get(0));
+  }
+
+  @Test
   void updateCursorSetsTheCursorAndTheUpdateTime() {
     queues().createQueue(QueueConfig.durable("q").build());
     groups().createGroup(group("q", "g").withCommitted(3, T0));
@@ -1812,6 +1928,10 @@ public abstract class StoreContractTest {
     calls.put(
         "transferPending",
         () -> groups().transferPending(queue, id, 0, "c", "d", T0, Duration.ofSeconds(1)));
+    calls.put("findPending", () -> groups().findPending(queue, id, 0));
+    calls.put(
+        "claimPending", () -> groups().claimPending(queue, id, List.of(pending(0, "c")), 1, T0));
+    calls.put("acknowledgePending", () -> groups().acknowledgePending(queue, id, "c", 0, 1, T0));
     calls.put("getPending", () -> groups().getPending(queue, id, "c"));
     calls.put("getAllPending", () -> groups().getAllPending(queue, id));
     calls.put("updateCursor", () -> groups().updateCursor(queue, id, 1, T0));

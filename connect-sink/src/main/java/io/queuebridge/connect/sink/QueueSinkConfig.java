@@ -1,0 +1,420 @@
+package io.queuebridge.connect.sink;
+
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.QueueType;
+import io.queuebridge.core.RetentionPolicy;
+import io.queuebridge.core.store.QueueStoreProvider;
+import io.queuebridge.core.store.QueueStores;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The sink connector's configuration, parsed once. Connector and task share {@link #CONFIG_DEF}.
+ * Store keys: {@code queue.store.type} picks the provider; every other {@code queue.store.*} key is
+ * handed to it without the prefix.
+ */
+public final class QueueSinkConfig extends AbstractConfig {
+
+  /** How records are routed into queues. */
+  public enum Routing {
+    /** Every record into the one protected durable stream {@code queue.name}. */
+    EXACT,
+    /** Every record into each existing queue whose topic filters match the record's topic. */
+    MATCHING
+  }
+
+  public static final String STREAM_GROUP = "Stream";
+  public static final String STORE_GROUP = "Store";
+  public static final String MAPPING_GROUP = "Record mapping";
+  public static final String FLOW_GROUP = "Flow control";
+
+  public static final String QUEUE_NAME_CONFIG = "queue.name";
+  private static final String QUEUE_NAME_DOC =
+      "The protected durable stream the records are written into. Declared on start: created if"
+          + " absent as a reserved durable stream with the contract below, asserted equal if"
+          + " present (a difference fails validation and the task; the stored stream is never"
+          + " changed). With queue.routing=matching it is still declared, and receives the"
+          + " records whose topics it matches, like any other queue.";
+
+  public static final String QUEUE_ROUTING_CONFIG = "queue.routing";
+  public static final String QUEUE_ROUTING_DEFAULT = "exact";
+  private static final String QUEUE_ROUTING_DOC =
+      "'exact': every record into queue.name. 'matching': every record into each queue whose"
+          + " topic filters match the record's Kafka topic (queues that match nothing skip the"
+          + " record).";
+
+  public static final String QUEUE_TOPICS_CONFIG = "queue.topics";
+  private static final String QUEUE_TOPICS_DOC =
+      "Topic filters of the stream (part of its protected contract). Empty means"
+          + " '$queue/<queue.name>/#', which only explicit addressing reaches.";
+
+  public static final String QUEUE_RETENTION_MS_CONFIG = "queue.retention.ms";
+  private static final String QUEUE_RETENTION_MS_DOC =
+      "Retention of the stream by age, in milliseconds; 0 keeps messages forever (contract field"
+          + " retention.max_age).";
+
+  public static final String QUEUE_RETENTION_BYTES_CONFIG = "queue.retention.bytes";
+  private static final String QUEUE_RETENTION_BYTES_DOC =
+      "Retention of the stream by size, in bytes; 0 = no limit (contract field"
+          + " retention.max_length_bytes).";
+
+  public static final String QUEUE_RETENTION_MESSAGES_CONFIG = "queue.retention.messages";
+  private static final String QUEUE_RETENTION_MESSAGES_DOC =
+      "Retention of the stream by count; 0 = no limit (contract field"
+          + " retention.max_length_messages).";
+
+  public static final String QUEUE_MAX_MESSAGE_BYTES_CONFIG = "queue.max.message.bytes";
+  public static final long QUEUE_MAX_MESSAGE_BYTES_DEFAULT = QueueConfig.DEFAULT_MAX_MESSAGE_SIZE;
+  private static final String QUEUE_MAX_MESSAGE_BYTES_DOC =
+      "Largest record accepted (key + value + headers), in bytes (contract field"
+          + " limits.max_message_size). Larger records are errant: reported to the dead-letter"
+          + " topic under errors.tolerance=all, otherwise they fail the task.";
+
+  public static final String QUEUE_MESSAGE_TTL_MS_CONFIG = "queue.message.ttl.ms";
+  private static final String QUEUE_MESSAGE_TTL_MS_DOC =
+      "Time to live of each message from append, in milliseconds; 0 = never expires (contract"
+          + " field limits.message_ttl).";
+
+  public static final String STORE_PREFIX = "queue.store.";
+
+  public static final String STORE_TYPE_CONFIG = "queue.store.type";
+  public static final String STORE_TYPE_DEFAULT = "file";
+  private static final String STORE_TYPE_DOC =
+      "The store provider: 'file' (a directory on this worker's disk), 'memory' (not durable:"
+          + " refused by the exact path) or the name of any installed provider. Every other"
+          + " queue.store.* key is passed to the provider without the prefix.";
+
+  public static final String STORE_PATH_CONFIG = "queue.store.path";
+  private static final String STORE_PATH_DOC =
+      "Directory of the 'file' store. Connectors naming the same directory in one worker share"
+          + " one open store.";
+
+  public static final String FORWARD_KEY_CONFIG = "forward.kafka.key";
+  private static final String FORWARD_KEY_DOC = "Keep each record's key.";
+
+  public static final String FORWARD_HEADERS_CONFIG = "forward.kafka.headers";
+  private static final String FORWARD_HEADERS_DOC =
+      "Keep each record's headers (order, repeated keys and byte values).";
+
+  public static final String FORWARD_METADATA_CONFIG = "forward.kafka.metadata";
+  private static final String FORWARD_METADATA_DOC =
+      "Keep each record's timestamp and its type, and its Kafka coordinates (original topic,"
+          + " partition, offset) as message properties. Restoring a topic byte for byte needs"
+          + " this.";
+
+  public static final String RETRY_BACKOFF_MS_CONFIG = "queue.retry.backoff.ms";
+  public static final long RETRY_BACKOFF_MS_DEFAULT = 1_000;
+  private static final String RETRY_BACKOFF_MS_DOC =
+      "How long the task waits before Connect redelivers a batch after a transient store error.";
+
+  public static final String ERRORS_TOLERANCE_CONFIG = "errors.tolerance";
+
+  public static final ConfigDef CONFIG_DEF = configDef();
+
+  private final Routing routing;
+
+  public QueueSinkConfig(Map<String, String> props) {
+    super(CONFIG_DEF, props);
+    this.routing = Routing.valueOf(getString(QUEUE_ROUTING_CONFIG).toUpperCase(Locale.ROOT));
+  }
+
+  private static ConfigDef configDef() {
+    ConfigDef def = new ConfigDef();
+    int order = 0;
+    def.define(
+        QUEUE_NAME_CONFIG,
+        Type.STRING,
+        ConfigDef.NO_DEFAULT_VALUE,
+        new ConfigDef.NonEmptyStringWithoutControlChars(),
+        Importance.HIGH,
+        QUEUE_NAME_DOC,
+        STREAM_GROUP,
+        ++order,
+        Width.MEDIUM,
+        "Stream name");
+    def.define(
+        QUEUE_ROUTING_CONFIG,
+        Type.STRING,
+        QUEUE_ROUTING_DEFAULT,
+        ConfigDef.CaseInsensitiveValidString.in("exact", "matching"),
+        Importance.MEDIUM,
+        QUEUE_ROUTING_DOC,
+        STREAM_GROUP,
+        ++order,
+        Width.SHORT,
+        "Routing");
+    def.define(
+        QUEUE_TOPICS_CONFIG,
+        Type.LIST,
+        "",
+        Importance.LOW,
+        QUEUE_TOPICS_DOC,
+        STREAM_GROUP,
+        ++order,
+        Width.LONG,
+        "Stream topic filters");
+    def.define(
+        QUEUE_RETENTION_MS_CONFIG,
+        Type.LONG,
+        0L,
+        ConfigDef.Range.atLeast(0),
+        Importance.MEDIUM,
+        QUEUE_RETENTION_MS_DOC,
+        STREAM_GROUP,
+        ++order,
+        Width.SHORT,
+        "Retention by age (ms)");
+    def.define(
+        QUEUE_RETENTION_BYTES_CONFIG,
+        Type.LONG,
+        0L,
+        ConfigDef.Range.atLeast(0),
+        Importance.MEDIUM,
+        QUEUE_RETENTION_BYTES_DOC,
+        STREAM_GROUP,
+        ++order,
+        Width.SHORT,
+        "Retention by size (bytes)");
+    def.define(
+        QUEUE_RETENTION_MESSAGES_CONFIG,
+        Type.LONG,
+        0L,
+        ConfigDef.Range.atLeast(0),
+        Importance.MEDIUM,
+        QUEUE_RETENTION_MESSAGES_DOC,
+        STREAM_GROUP,
+        ++order,
+        Width.SHORT,
+        "Retention by count");
+    def.define(
+        QUEUE_MAX_MESSAGE_BYTES_CONFIG,
+        Type.LONG,
+        QUEUE_MAX_MESSAGE_BYTES_DEFAULT,
+        ConfigDef.Range.atLeast(1),
+        Importance.MEDIUM,
+        QUEUE_MAX_MESSAGE_BYTES_DOC,
+        STREAM_GROUP,
+        ++order,
+        Width.SHORT,
+        "Max message size (bytes)");
+    def.define(
+        QUEUE_MESSAGE_TTL_MS_CONFIG,
+        Type.LONG,
+        0L,
+        ConfigDef.Range.atLeast(0),
+        Importance.LOW,
+        QUEUE_MESSAGE_TTL_MS_DOC,
+        STREAM_GROUP,
+        ++order,
+        Width.SHORT,
+        "Message TTL (ms)");
+
+    order = 0;
+    def.define(
+        STORE_TYPE_CONFIG,
+        Type.STRING,
+        STORE_TYPE_DEFAULT,
+        new StoreTypeValidator(),
+        Importance.HIGH,
+        STORE_TYPE_DOC,
+        STORE_GROUP,
+        ++order,
+        Width.SHORT,
+        "Store type",
+        new StoreTypeRecommender());
+    def.define(
+        STORE_PATH_CONFIG,
+        Type.STRING,
+        null,
+        Importance.HIGH,
+        STORE_PATH_DOC,
+        STORE_GROUP,
+        ++order,
+        Width.LONG,
+        "Store directory");
+
+    order = 0;
+    def.define(
+        FORWARD_KEY_CONFIG,
+        Type.BOOLEAN,
+        true,
+        Importance.LOW,
+        FORWARD_KEY_DOC,
+        MAPPING_GROUP,
+        ++order,
+        Width.SHORT,
+        "Keep keys");
+    def.define(
+        FORWARD_HEADERS_CONFIG,
+        Type.BOOLEAN,
+        true,
+        Importance.LOW,
+        FORWARD_HEADERS_DOC,
+        MAPPING_GROUP,
+        ++order,
+        Width.SHORT,
+        "Keep headers");
+    def.define(
+        FORWARD_METADATA_CONFIG,
+        Type.BOOLEAN,
+        true,
+        Importance.LOW,
+        FORWARD_METADATA_DOC,
+        MAPPING_GROUP,
+        ++order,
+        Width.SHORT,
+        "Keep timestamps and coordinates");
+
+    order = 0;
+    def.define(
+        RETRY_BACKOFF_MS_CONFIG,
+        Type.LONG,
+        RETRY_BACKOFF_MS_DEFAULT,
+        ConfigDef.Range.between(0, Duration.ofMinutes(10).toMillis()),
+        Importance.LOW,
+        RETRY_BACKOFF_MS_DOC,
+        FLOW_GROUP,
+        ++order,
+        Width.SHORT,
+        "Retry backoff (ms)");
+    return def;
+  }
+
+  public String queueName() {
+    return getString(QUEUE_NAME_CONFIG);
+  }
+
+  public Routing routing() {
+    return routing;
+  }
+
+  /** The stream's topic filters: configured, or {@code $queue/<name>/#}. */
+  public List<String> streamTopics() {
+    List<String> topics = getList(QUEUE_TOPICS_CONFIG);
+    return topics.isEmpty() ? List.of("$queue/" + queueName() + "/#") : List.copyOf(topics);
+  }
+
+  /**
+   * The protected contract of the stream: a reserved durable stream with the configured topics,
+   * retention, size limit and TTL.
+   */
+  public QueueConfig streamContract() {
+    return QueueConfig.reservedStream(queueName())
+        .topics(streamTopics())
+        .type(QueueType.STREAM)
+        .retention(
+            new RetentionPolicy(
+                Duration.ofMillis(getLong(QUEUE_RETENTION_MS_CONFIG)),
+                getLong(QUEUE_RETENTION_BYTES_CONFIG),
+                getLong(QUEUE_RETENTION_MESSAGES_CONFIG)))
+        .maxMessageSize(getLong(QUEUE_MAX_MESSAGE_BYTES_CONFIG))
+        .messageTtl(Duration.ofMillis(getLong(QUEUE_MESSAGE_TTL_MS_CONFIG)))
+        .build();
+  }
+
+  /** Maps a contract field (config-file vocabulary) to the connector key that sets it. */
+  public static String configKeyOfContractField(String field) {
+    return switch (field) {
+      case "topics" -> QUEUE_TOPICS_CONFIG;
+      case "retention.max_age" -> QUEUE_RETENTION_MS_CONFIG;
+      case "retention.max_length_bytes" -> QUEUE_RETENTION_BYTES_CONFIG;
+      case "retention.max_length_messages" -> QUEUE_RETENTION_MESSAGES_CONFIG;
+      case "limits.max_message_size" -> QUEUE_MAX_MESSAGE_BYTES_CONFIG;
+      case "limits.message_ttl" -> QUEUE_MESSAGE_TTL_MS_CONFIG;
+      default -> QUEUE_NAME_CONFIG;
+    };
+  }
+
+  public String storeType() {
+    return getString(STORE_TYPE_CONFIG);
+  }
+
+  /** Every {@code queue.store.*} key but the type, without the prefix, in key order. */
+  public Map<String, String> storeConfig() {
+    return storeConfig(originalsStrings());
+  }
+
+  /** Every {@code queue.store.*} key but the type, without the prefix, from raw properties. */
+  public static Map<String, String> storeConfig(Map<String, String> props) {
+    Map<String, String> out = new TreeMap<>();
+    props.forEach(
+        (k, v) -> {
+          if (k.startsWith(STORE_PREFIX) && !k.equals(STORE_TYPE_CONFIG) && v != null) {
+            out.put(k.substring(STORE_PREFIX.length()), v);
+          }
+        });
+    return out;
+  }
+
+  public boolean forwardKey() {
+    return getBoolean(FORWARD_KEY_CONFIG);
+  }
+
+  public boolean forwardHeaders() {
+    return getBoolean(FORWARD_HEADERS_CONFIG);
+  }
+
+  public boolean forwardMetadata() {
+    return getBoolean(FORWARD_METADATA_CONFIG);
+  }
+
+  public Duration retryBackoff() {
+    return Duration.ofMillis(getLong(RETRY_BACKOFF_MS_CONFIG));
+  }
+
+  /** Whether the framework's {@code errors.tolerance} is {@code all} (from the raw props). */
+  public boolean toleratesErrors() {
+    Object v = originals().get(ERRORS_TOLERANCE_CONFIG);
+    return v != null && "all".equalsIgnoreCase(v.toString().trim());
+  }
+
+  /** Accepts the name of an installed store provider. */
+  static final class StoreTypeValidator implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      String type = (String) value;
+      for (QueueStoreProvider p : QueueStores.providers()) {
+        if (p.name().equals(type)) {
+          return;
+        }
+      }
+      throw new ConfigException(
+          name,
+          value,
+          "no store provider of that name is installed; installed: "
+              + QueueStores.providers().stream().map(QueueStoreProvider::name).sorted().toList());
+    }
+
+    @Override
+    public String toString() {
+      return "the name of an installed store provider (memory, file, ...)";
+    }
+  }
+
+  /** Lists the installed store providers. */
+  static final class StoreTypeRecommender implements ConfigDef.Recommender {
+    @Override
+    public List<Object> validValues(String name, Map<String, Object> parsedConfig) {
+      return QueueStores.providers().stream().map(p -> (Object) p.name()).toList();
+    }
+
+    @Override
+    public boolean visible(String name, Map<String, Object> parsedConfig) {
+      return true;
+    }
+  }
+
+  /** Prints the configuration reference (reStructuredText) for the docs. */
+  public static void main(String[] args) {
+    System.out.println(CONFIG_DEF.toEnrichedRst());
+  }
+}

@@ -1,0 +1,138 @@
+package io.queuebridge.connect.sink;
+
+import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.ProtectedQueueContractDriftException;
+import io.queuebridge.core.QueueBridgeVersion;
+import io.queuebridge.core.QueueException;
+import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.store.QueueStores;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkConnector;
+
+/**
+ * Bridges Kafka topics into a protected durable stream, exactly once, for any {@code tasks.max}.
+ * See {@link QueueSinkTask} for how, and {@link QueueSinkConfig} for the keys.
+ */
+public class QueueSinkConnector extends SinkConnector {
+  private Map<String, String> props;
+
+  @Override
+  public String version() {
+    return QueueBridgeVersion.get();
+  }
+
+  @Override
+  public void start(Map<String, String> props) {
+    new QueueSinkConfig(props); // fail fast on a bad config
+    this.props = Map.copyOf(props);
+  }
+
+  @Override
+  public Class<? extends Task> taskClass() {
+    return QueueSinkTask.class;
+  }
+
+  @Override
+  public List<Map<String, String>> taskConfigs(int maxTasks) {
+    List<Map<String, String>> out = new ArrayList<>(maxTasks);
+    for (int i = 0; i < maxTasks; i++) {
+      out.add(props);
+    }
+    return out;
+  }
+
+  @Override
+  public void stop() {}
+
+  @Override
+  public ConfigDef config() {
+    return QueueSinkConfig.CONFIG_DEF;
+  }
+
+  /**
+   * Field-by-field validation plus the checks that need more than one field: the store's own keys
+   * (unknown or bad {@code queue.store.*} values are reported on their key), and contract drift of
+   * an existing stream, reported on the connector key that sets each differing field.
+   */
+  @Override
+  public Config validate(Map<String, String> connectorConfigs) {
+    Config config = super.validate(connectorConfigs);
+    if (hasErrors(config)) {
+      return config;
+    }
+    QueueSinkConfig parsed = new QueueSinkConfig(connectorConfigs);
+    try {
+      QueueStores.provider(parsed.storeType()).validate(parsed.storeConfig());
+    } catch (InvalidConfigException e) {
+      addError(config, QueueSinkConfig.STORE_PREFIX + e.field(), e.getMessage());
+      return config;
+    }
+    try (SharedStores.Lease lease =
+        SharedStores.acquire(parsed.storeType(), parsed.storeConfig())) {
+      lease.manager().checkProtectedStream(parsed.streamContract());
+    } catch (ProtectedQueueContractDriftException e) {
+      if (e.mismatches().isEmpty()) {
+        addError(config, QueueSinkConfig.QUEUE_NAME_CONFIG, e.getMessage());
+      }
+      for (ProtectedQueueContractDriftException.FieldMismatch m : e.mismatches()) {
+        addError(
+            config,
+            QueueSinkConfig.configKeyOfContractField(m.field()),
+            "the stored stream '"
+                + parsed.queueName()
+                + "' has "
+                + m.field()
+                + " = "
+                + m.stored()
+                + " but the configuration asks for "
+                + m.wanted()
+                + "; a declared stream is never changed: restore the stored value or use a new"
+                + " queue.name");
+      }
+    } catch (QueueException e) {
+      addError(
+          config, QueueSinkConfig.STORE_TYPE_CONFIG, "cannot open the store: " + e.getMessage());
+    }
+    return config;
+  }
+
+  /**
+   * Refused: this sink keeps its Kafka offsets in the stream itself, atomically with the data, and
+   * rewinds to them on every partition assignment, so moving the consumer group's offsets would
+   * have no effect.
+   */
+  @Override
+  public boolean alterOffsets(
+      Map<String, String> connectorConfig, Map<TopicPartition, Long> offsets) {
+    throw new ConnectException(
+        "the offsets of this sink are stored in the stream '"
+            + connectorConfig.get(QueueSinkConfig.QUEUE_NAME_CONFIG)
+            + "' together with the data and win over the consumer group's offsets on every"
+            + " restart; altering or resetting them through Connect is not supported");
+  }
+
+  private static boolean hasErrors(Config config) {
+    return config.configValues().stream().anyMatch(v -> !v.errorMessages().isEmpty());
+  }
+
+  private static void addError(Config config, String key, String message) {
+    Optional<ConfigValue> value =
+        config.configValues().stream().filter(v -> v.name().equals(key)).findFirst();
+    if (value.isPresent()) {
+      value.get().addErrorMessage(message);
+    } else {
+      ConfigValue v = new ConfigValue(key);
+      v.addErrorMessage(message);
+      config.configValues().add(v);
+    }
+  }
+}

@@ -1,0 +1,131 @@
+package io.queuebridge.connect.sink;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.queuebridge.core.KafkaCoordinates;
+import io.queuebridge.core.PublishRequest;
+import io.queuebridge.core.TimestampType;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * Turns a {@link SinkRecord} into a {@link PublishRequest}, losslessly where the converters allow:
+ * bytes pass through ({@code ByteArrayConverter} for keys, values and headers is the recommended
+ * setup), strings become UTF-8, structured values become JSON, null stays null, headers keep order
+ * and repeated keys, and the record's timestamp and Kafka coordinates are kept.
+ *
+ * <p>Stateless apart from its switches; thread-safe.
+ */
+final class RecordMapper {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final boolean keepKey;
+  private final boolean keepHeaders;
+  private final boolean keepMetadata;
+
+  RecordMapper(boolean keepKey, boolean keepHeaders, boolean keepMetadata) {
+    this.keepKey = keepKey;
+    this.keepHeaders = keepHeaders;
+    this.keepMetadata = keepMetadata;
+  }
+
+  RecordMapper(QueueSinkConfig config) {
+    this(config.forwardKey(), config.forwardHeaders(), config.forwardMetadata());
+  }
+
+  /**
+   * The request for one record.
+   *
+   * @throws DataException if a key, value or header cannot be turned into bytes
+   */
+  PublishRequest toRequest(SinkRecord record) {
+    PublishRequest.Builder b = PublishRequest.builder(record.topic());
+    if (keepKey) {
+      b.key(toBytes(record.key(), "key"));
+    }
+    b.value(toBytes(record.value(), "value"));
+    if (keepHeaders) {
+      List<io.queuebridge.core.Header> headers = new ArrayList<>();
+      for (Header h : record.headers()) {
+        headers.add(
+            io.queuebridge.core.Header.of(h.key(), toBytes(h.value(), "header " + h.key())));
+      }
+      b.headers(headers);
+    }
+    if (keepMetadata) {
+      if (record.timestamp() != null) {
+        b.timestamp(record.timestamp(), timestampType(record.timestampType()));
+      }
+      b.property(KafkaCoordinates.TOPIC, record.originalTopic());
+      b.property(KafkaCoordinates.PARTITION, String.valueOf(record.originalKafkaPartition()));
+      b.property(KafkaCoordinates.OFFSET, String.valueOf(record.originalKafkaOffset()));
+    }
+    return b.build();
+  }
+
+  private static TimestampType timestampType(org.apache.kafka.common.record.TimestampType type) {
+    if (type == null) {
+      return TimestampType.NO_TIMESTAMP;
+    }
+    return switch (type) {
+      case CREATE_TIME -> TimestampType.CREATE_TIME;
+      case LOG_APPEND_TIME -> TimestampType.LOG_APPEND_TIME;
+      case NO_TIMESTAMP_TYPE -> TimestampType.NO_TIMESTAMP;
+    };
+  }
+
+  static byte[] toBytes(Object value, String what) {
+    if (value == null) {
+      return null;
+    }
+    if (value instanceof byte[] bytes) {
+      return bytes;
+    }
+    if (value instanceof ByteBuffer buffer) {
+      ByteBuffer dup = buffer.duplicate();
+      byte[] out = new byte[dup.remaining()];
+      dup.get(out);
+      return out;
+    }
+    if (value instanceof String s) {
+      return s.getBytes(StandardCharsets.UTF_8);
+    }
+    try {
+      return JSON.writeValueAsBytes(toJsonTree(value));
+    } catch (JsonProcessingException | RuntimeException e) {
+      throw new DataException(
+          "cannot serialise the " + what + " (" + value.getClass().getName() + ") as JSON", e);
+    }
+  }
+
+  private static Object toJsonTree(Object value) {
+    if (value instanceof Struct struct) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      for (Field f : struct.schema().fields()) {
+        out.put(f.name(), toJsonTree(struct.get(f)));
+      }
+      return out;
+    }
+    if (value instanceof Map<?, ?> map) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      map.forEach((k, v) -> out.put(String.valueOf(k), toJsonTree(v)));
+      return out;
+    }
+    if (value instanceof List<?> list) {
+      return list.stream().map(RecordMapper::toJsonTree).toList();
+    }
+    if (value instanceof ByteBuffer buffer) {
+      return toBytes(buffer, "bytes");
+    }
+    return value;
+  }
+}

@@ -1,0 +1,88 @@
+package io.queuebridge.connect.sink;
+
+import java.util.LinkedHashMap;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.Avg;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
+import org.apache.kafka.common.metrics.stats.Max;
+import org.apache.kafka.common.metrics.stats.Rate;
+
+/**
+ * The sink task's plugin metrics (KIP-877, registered through {@code context.pluginMetrics()} so
+ * they carry the connector and task tags): records and bytes appended (total and rate), batch size,
+ * durability-barrier latency, records skipped below the watermark, errant records. Removed by the
+ * framework with the task.
+ */
+final class SinkMetrics {
+  private final PluginMetrics metrics;
+  private final Sensor records;
+  private final Sensor bytes;
+  private final Sensor batchSize;
+  private final Sensor barrierLatency;
+  private final Sensor skipped;
+  private final Sensor errant;
+
+  SinkMetrics(PluginMetrics metrics) {
+    this.metrics = metrics;
+    this.records = metrics.addSensor("records-appended");
+    records.add(
+        name("records-appended-total", "Records appended to the stream."), new CumulativeSum());
+    records.add(name("records-appended-rate", "Records appended per second."), new Rate());
+    this.bytes = metrics.addSensor("bytes-appended");
+    bytes.add(
+        name("bytes-appended-total", "Bytes (key + value + headers) appended."),
+        new CumulativeSum());
+    bytes.add(name("bytes-appended-rate", "Bytes appended per second."), new Rate());
+    this.batchSize = metrics.addSensor("batch-size");
+    batchSize.add(name("batch-size-avg", "Records per durable batch."), new Avg());
+    batchSize.add(name("batch-size-max", "Largest durable batch."), new Max());
+    this.barrierLatency = metrics.addSensor("barrier-latency");
+    barrierLatency.add(
+        name("barrier-latency-avg-ms", "Append + durability barrier time per batch, ms."),
+        new Avg());
+    barrierLatency.add(
+        name("barrier-latency-max-ms", "Longest append + durability barrier, ms."), new Max());
+    this.skipped = metrics.addSensor("records-skipped");
+    skipped.add(
+        name("records-skipped-total", "Records skipped because the stream already held them."),
+        new CumulativeSum());
+    this.errant = metrics.addSensor("records-errant");
+    errant.add(
+        name("records-errant-total", "Records reported to the errant record reporter."),
+        new CumulativeSum());
+  }
+
+  private org.apache.kafka.common.MetricName name(String name, String description) {
+    return metrics.metricName(name, description, new LinkedHashMap<>());
+  }
+
+  void appended(int count, long byteCount, long nanos) {
+    records.record(count);
+    bytes.record(byteCount);
+    batchSize.record(count);
+    barrierLatency.record(nanos / 1_000_000.0);
+  }
+
+  void skipped() {
+    skipped.record(1);
+  }
+
+  void errant() {
+    errant.record(1);
+  }
+
+  void close() {
+    for (String s :
+        new String[] {
+          "records-appended",
+          "bytes-appended",
+          "batch-size",
+          "barrier-latency",
+          "records-skipped",
+          "records-errant"
+        }) {
+      metrics.removeSensor(s);
+    }
+  }
+}

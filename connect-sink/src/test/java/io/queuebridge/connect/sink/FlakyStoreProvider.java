@@ -1,0 +1,86 @@
+package io.queuebridge.connect.sink;
+
+import io.queuebridge.core.QueueStoreException;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.QueueStoreProvider;
+import io.queuebridge.core.store.QueueStores;
+import io.queuebridge.core.store.Storage;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A test store named {@code flaky}: the {@code file} store at {@code path}, except that the next
+ * {@link #FAIL_AFTER_APPEND} calls of {@code appendBatchAndSync} append and then report a failed
+ * durability barrier — the case where a retry must not duplicate the batch.
+ */
+public final class FlakyStoreProvider implements QueueStoreProvider {
+  /** How many of the next durable batch appends fail after writing. */
+  public static final AtomicInteger FAIL_AFTER_APPEND = new AtomicInteger();
+
+  private static QueueStoreProvider file() {
+    return QueueStores.provider("file"); // not in the constructor: ServiceLoader is iterating
+  }
+
+  @Override
+  public String name() {
+    return "flaky";
+  }
+
+  @Override
+  public void validate(Map<String, String> config) {
+    file().validate(config);
+  }
+
+  @Override
+  public String identity(Map<String, String> config) {
+    return "flaky:" + file().identity(config);
+  }
+
+  @Override
+  public Storage open(Map<String, String> config) {
+    Storage real = file().open(config);
+    DurableQueueStore queues =
+        (DurableQueueStore)
+            Proxy.newProxyInstance(
+                DurableQueueStore.class.getClassLoader(),
+                new Class<?>[] {DurableQueueStore.class},
+                (proxy, method, args) -> {
+                  Object result;
+                  try {
+                    result = method.invoke(real.queues(), args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                  if (method.getName().equals("appendBatchAndSync")
+                      && FAIL_AFTER_APPEND.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    throw new QueueStoreException(
+                        (String) args[0], "injected: durability barrier failed after the append");
+                  }
+                  return result;
+                });
+    return new Storage() {
+      @Override
+      public DurableQueueStore queues() {
+        return queues;
+      }
+
+      @Override
+      public ConsumerGroupStore groups() {
+        return real.groups();
+      }
+
+      @Override
+      public String description() {
+        return "flaky " + real.description();
+      }
+
+      @Override
+      public void close() {
+        real.close();
+      }
+    };
+  }
+}

@@ -1,0 +1,340 @@
+package io.queuebridge.connect.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.queuebridge.core.Header;
+import io.queuebridge.core.KafkaCoordinates;
+import io.queuebridge.core.Message;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.RetentionPolicy;
+import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.TimestampType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.connect.runtime.ConnectorConfig;
+import org.apache.kafka.connect.runtime.SinkConnectorConfig;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfo;
+import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The sink connector on a real broker and Connect worker: mapping, validation, errors. */
+class QueueSinkConnectorIT {
+  private static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+  @TempDir static Path store;
+  private static EmbeddedConnectCluster cluster;
+
+  @BeforeAll
+  static void start() {
+    cluster = SinkTestSupport.startCluster("sink-it", 1);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.stop();
+    }
+  }
+
+  private static KafkaProducer<byte[], byte[]> producer() {
+    Map<String, Object> cfg = new HashMap<>();
+    cfg.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 * 1024 * 1024);
+    cfg.put(ProducerConfig.ACKS_CONFIG, "all");
+    return cluster.kafka().createProducer(cfg);
+  }
+
+  @Test
+  void recordsOfEveryShapeArriveByteIdenticalWithCoordinates() throws Exception {
+    String topic = "shapes";
+    cluster.kafka().createTopic(topic, 2, 1, Map.of("max.message.bytes", "4194304"));
+    byte[] big = new byte[1024 * 1024];
+    new Random(7).nextBytes(big);
+    List<ProducerRecord<byte[], byte[]>> sent = new ArrayList<>();
+    sent.add(new ProducerRecord<>(topic, 0, 1_000L, bytes("k1"), bytes("v1")));
+    sent.add(new ProducerRecord<>(topic, 0, 1_001L, null, bytes("no key")));
+    sent.add(new ProducerRecord<>(topic, 1, 1_002L, bytes("tombstone"), (byte[]) null));
+    sent.add(new ProducerRecord<>(topic, 1, 1_003L, bytes("empty"), new byte[0]));
+    ProducerRecord<byte[], byte[]> withHeaders =
+        new ProducerRecord<>(topic, 0, 1_004L, bytes("h"), bytes("headers"));
+    withHeaders.headers().add(new RecordHeader("rep", new byte[] {0, 1, 2, (byte) 255}));
+    withHeaders.headers().add(new RecordHeader("other", bytes("x")));
+    withHeaders.headers().add(new RecordHeader("rep", new byte[] {9}));
+    withHeaders.headers().add(new RecordHeader("nullvalue", (byte[]) null));
+    sent.add(withHeaders);
+    sent.add(new ProducerRecord<>(topic, 1, 1_005L, bytes("big"), big));
+    List<RecordMetadata> metas = new ArrayList<>();
+    try (KafkaProducer<byte[], byte[]> p = producer()) {
+      for (ProducerRecord<byte[], byte[]> r : sent) {
+        metas.add(p.send(r).get());
+      }
+    }
+
+    Map<String, String> props = SinkTestSupport.sinkProps(store, "shapes-stream", topic, 1);
+    props.put("consumer.override.max.partition.fetch.bytes", "4194304");
+    cluster.configureConnector("shapes", props);
+    await("all records in the stream")
+        .atMost(TIMEOUT)
+        .until(() -> SinkTestSupport.tail(store, "shapes-stream") == sent.size());
+
+    List<Message> stored = SinkTestSupport.readAll(store, "shapes-stream");
+    assertThat(stored).hasSize(sent.size());
+    for (int i = 0; i < sent.size(); i++) {
+      ProducerRecord<byte[], byte[]> in = sent.get(i);
+      RecordMetadata meta = metas.get(i);
+      Message out =
+          stored.stream()
+              .filter(
+                  m ->
+                      m.properties().get(KafkaCoordinates.PARTITION).equals("" + meta.partition())
+                          && m.properties().get(KafkaCoordinates.OFFSET).equals("" + meta.offset()))
+              .findFirst()
+              .orElseThrow();
+      assertThat(out.key()).as("key of record %d", i).isEqualTo(in.key());
+      assertThat(out.value()).as("value of record %d", i).isEqualTo(in.value());
+      assertThat(out.topic()).isEqualTo(topic);
+      assertThat(out.properties()).containsEntry(KafkaCoordinates.TOPIC, topic);
+      assertThat(out.timestamp()).isEqualTo(in.timestamp());
+      assertThat(out.timestampType()).isEqualTo(TimestampType.CREATE_TIME);
+      List<Header> expectedHeaders =
+          Arrays.stream(in.headers().toArray()).map(h -> Header.of(h.key(), h.value())).toList();
+      assertThat(out.headers()).as("headers of record %d", i).isEqualTo(expectedHeaders);
+    }
+    cluster.deleteConnector("shapes");
+  }
+
+  @Test
+  void validateReportsPerFieldErrors() {
+    Map<String, String> props = SinkTestSupport.sinkProps(store, "x", "t", 1);
+    props.remove(QueueSinkConfig.QUEUE_NAME_CONFIG);
+    props.put(QueueSinkConfig.STORE_TYPE_CONFIG, "nosuchstore");
+    props.put(QueueSinkConfig.QUEUE_RETENTION_BYTES_CONFIG, "-5");
+    props.put(QueueSinkConfig.QUEUE_MAX_MESSAGE_BYTES_CONFIG, "0");
+    props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "sideways");
+    ConfigInfos infos =
+        cluster.validateConnectorConfig(QueueSinkConnector.class.getSimpleName(), props);
+    Map<String, List<String>> errors = errorsByKey(infos);
+    assertThat(errors.get(QueueSinkConfig.QUEUE_NAME_CONFIG)).isNotEmpty();
+    assertThat(errors.get(QueueSinkConfig.STORE_TYPE_CONFIG))
+        .anySatisfy(e -> assertThat(e).contains("nosuchstore").contains("file"));
+    assertThat(errors.get(QueueSinkConfig.QUEUE_RETENTION_BYTES_CONFIG))
+        .anySatisfy(e -> assertThat(e).contains("-5"));
+    assertThat(errors.get(QueueSinkConfig.QUEUE_MAX_MESSAGE_BYTES_CONFIG)).isNotEmpty();
+    assertThat(errors.get(QueueSinkConfig.QUEUE_ROUTING_CONFIG))
+        .anySatisfy(e -> assertThat(e).contains("sideways"));
+
+    Map<String, String> missingPath = SinkTestSupport.sinkProps(store, "x", "t", 1);
+    missingPath.remove(QueueSinkConfig.STORE_PATH_CONFIG);
+    assertThat(
+            errorsByKey(
+                    cluster.validateConnectorConfig(
+                        QueueSinkConnector.class.getSimpleName(), missingPath))
+                .get(QueueSinkConfig.STORE_PATH_CONFIG))
+        .as("file store without a path")
+        .isNotEmpty();
+  }
+
+  @Test
+  void contractDriftFailsValidationAndTaskAndKeepsData() throws Exception {
+    String topic = "drift";
+    cluster.kafka().createTopic(topic, 1);
+    Map<String, String> props = SinkTestSupport.sinkProps(store, "drift-stream", topic, 1);
+    props.put(QueueSinkConfig.QUEUE_RETENTION_MS_CONFIG, "3600000");
+    cluster.configureConnector("drift", props);
+    for (int i = 0; i < 10; i++) {
+      cluster.kafka().produce(topic, "k" + i, "v" + i);
+    }
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "drift-stream") == 10);
+    cluster.deleteConnector("drift");
+    cluster.assertions().assertConnectorDoesNotExist("drift", "connector deleted");
+
+    props.put(QueueSinkConfig.QUEUE_RETENTION_MS_CONFIG, "60000");
+    ConfigInfos infos =
+        cluster.validateConnectorConfig(QueueSinkConnector.class.getSimpleName(), props);
+    assertThat(errorsByKey(infos).get(QueueSinkConfig.QUEUE_RETENTION_MS_CONFIG))
+        .anySatisfy(
+            e -> assertThat(e).contains("retention.max_age").contains("PT1H").contains("PT1M"));
+
+    // Drift behind the connector's back (an operator editing the store directly), then restart
+    // the task: it must fail naming field, stored and configured values, and leave the stored
+    // stream as it is.
+    props.put(QueueSinkConfig.QUEUE_RETENTION_MS_CONFIG, "3600000");
+    cluster.configureConnector("drift2", props);
+    cluster
+        .assertions()
+        .assertConnectorAndExactlyNumTasksAreRunning("drift2", 1, "matching config runs");
+    try (SharedStores.Lease lease =
+        SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
+      QueueConfig stored = lease.storage().queues().getQueue("drift-stream");
+      lease
+          .storage()
+          .queues()
+          .updateQueue(
+              stored.toBuilder().retention(new RetentionPolicy(Duration.ofHours(2), 0, 0)).build());
+    }
+    cluster.restartTask("drift2", 0);
+    await("task fails on drift")
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                cluster.connectorStatus("drift2").tasks().stream()
+                    .anyMatch(t -> "FAILED".equals(t.state())));
+    assertThat(cluster.connectorStatus("drift2").tasks().get(0).trace())
+        .contains("retention.max_age")
+        .contains("PT2H")
+        .contains("PT1H");
+    assertThat(SinkTestSupport.readAll(store, "drift-stream")).hasSize(10);
+    try (SharedStores.Lease lease =
+        SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
+      assertThat(lease.storage().queues().getQueue("drift-stream").retention().retentionTime())
+          .isEqualTo(Duration.ofHours(2));
+    }
+    cluster.deleteConnector("drift2");
+  }
+
+  @Test
+  void oversizeRecordGoesToDeadLetterTopicUnderToleranceAll() throws Exception {
+    String topic = "oversize-dlq";
+    cluster.kafka().createTopic(topic, 1);
+    Map<String, String> props = SinkTestSupport.sinkProps(store, "oversize-dlq-stream", topic, 1);
+    props.put(QueueSinkConfig.QUEUE_MAX_MESSAGE_BYTES_CONFIG, "100");
+    props.put(ConnectorConfig.ERRORS_TOLERANCE_CONFIG, "all");
+    props.put(SinkConnectorConfig.DLQ_TOPIC_NAME_CONFIG, "oversize-dead");
+    props.put(SinkConnectorConfig.DLQ_TOPIC_REPLICATION_FACTOR_CONFIG, "1");
+    props.put(SinkConnectorConfig.DLQ_CONTEXT_HEADERS_ENABLE_CONFIG, "true");
+    cluster.configureConnector("oversize-dlq", props);
+    cluster.kafka().produce(topic, "a", "small-1");
+    cluster.kafka().produce(topic, "b", "x".repeat(500));
+    cluster.kafka().produce(topic, "c", "small-2");
+
+    ConsumerRecords<byte[], byte[]> dead =
+        cluster.kafka().consume(1, TIMEOUT.toMillis(), "oversize-dead");
+    ConsumerRecord<byte[], byte[]> d = dead.iterator().next();
+    assertThat(new String(d.key(), StandardCharsets.UTF_8)).isEqualTo("b");
+    assertThat(
+            new String(
+                d.headers().lastHeader("__connect.errors.exception.message").value(),
+                StandardCharsets.UTF_8))
+        .contains("exceeds the maximum message size");
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "oversize-dlq-stream") == 2);
+    assertThat(SinkTestSupport.readAll(store, "oversize-dlq-stream"))
+        .extracting(m -> new String(m.value(), StandardCharsets.UTF_8))
+        .containsExactly("small-1", "small-2");
+    cluster.deleteConnector("oversize-dlq");
+  }
+
+  @Test
+  void oversizeRecordFailsTaskWithoutToleranceAndKeepsEarlierRecords() throws Exception {
+    String topic = "oversize-fail";
+    cluster.kafka().createTopic(topic, 1);
+    Map<String, String> props = SinkTestSupport.sinkProps(store, "oversize-fail-stream", topic, 1);
+    props.put(QueueSinkConfig.QUEUE_MAX_MESSAGE_BYTES_CONFIG, "100");
+    cluster.kafka().produce(topic, "a", "small-1");
+    cluster.configureConnector("oversize-fail", props);
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "oversize-fail-stream") == 1);
+    cluster.kafka().produce(topic, "b", "x".repeat(500));
+    await("task fails")
+        .atMost(TIMEOUT)
+        .until(
+            () -> {
+              ConnectorStateInfo s = cluster.connectorStatus("oversize-fail");
+              return s.tasks().stream().anyMatch(t -> "FAILED".equals(t.state()));
+            });
+    String trace = cluster.connectorStatus("oversize-fail").tasks().get(0).trace();
+    assertThat(trace).contains("oversize-fail-0@1").contains("exceeds the maximum message size");
+    assertThat(SinkTestSupport.readAll(store, "oversize-fail-stream")).hasSize(1);
+    cluster.deleteConnector("oversize-fail");
+  }
+
+  @Test
+  void topicsRegexCapturesSeveralTopics() {
+    for (String t : List.of("rx.a", "rx.b", "rx.c")) {
+      cluster.kafka().createTopic(t, 1);
+      for (int i = 0; i < 5; i++) {
+        cluster.kafka().produce(t, t + "-" + i, "v");
+      }
+    }
+    Map<String, String> props = SinkTestSupport.sinkProps(store, "regex-stream", "unused", 1);
+    props.remove(SinkConnectorConfig.TOPICS_CONFIG);
+    props.put(SinkConnectorConfig.TOPICS_REGEX_CONFIG, "rx\\..*");
+    cluster.configureConnector("regex", props);
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "regex-stream") == 15);
+    assertThat(
+            SinkTestSupport.readAll(store, "regex-stream").stream()
+                .collect(Collectors.groupingBy(Message::topic, Collectors.counting())))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("rx.a", 5L, "rx.b", 5L, "rx.c", 5L));
+    cluster.deleteConnector("regex");
+  }
+
+  @Test
+  void matchingRoutingWritesEachRecordIntoEveryMatchingQueue() throws Exception {
+    try (SharedStores.Lease lease =
+        SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
+      lease.manager().createQueue(QueueConfig.durable("m-orders").topics("m.orders").build());
+      lease
+          .manager()
+          .createQueue(QueueConfig.durable("m-all").topics("m.orders", "m.payments").build());
+    }
+    for (String t : List.of("m.orders", "m.payments", "m.other")) {
+      cluster.kafka().createTopic(t, 1);
+      for (int i = 0; i < 5; i++) {
+        cluster.kafka().produce(t, t + "-" + i, t + "-v" + i);
+      }
+    }
+    Map<String, String> props =
+        SinkTestSupport.sinkProps(store, "m-declared", "m.orders,m.payments,m.other", 1);
+    props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");
+    cluster.configureConnector("matching", props);
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "m-all") == 10);
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "m-orders") == 5);
+    assertThat(SinkTestSupport.readAll(store, "m-orders"))
+        .extracting(m -> new String(m.value(), StandardCharsets.UTF_8))
+        .containsExactly("m.orders-v0", "m.orders-v1", "m.orders-v2", "m.orders-v3", "m.orders-v4");
+    assertThat(SinkTestSupport.readAll(store, "m-all"))
+        .extracting(Message::topic)
+        .containsOnly("m.orders", "m.payments");
+    assertThat(SinkTestSupport.tail(store, "m-declared")).isZero();
+
+    // A restart rewinds to the lowest watermark; nothing is written twice.
+    cluster.restartConnectorAndTasks("matching", false, true, false);
+    cluster.assertions().assertConnectorAndExactlyNumTasksAreRunning("matching", 1, "restarted");
+    cluster.kafka().produce("m.orders", "late", "m.orders-late");
+    await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "m-orders") == 6);
+    assertThat(SinkTestSupport.tail(store, "m-all")).isEqualTo(11);
+    cluster.deleteConnector("matching");
+  }
+
+  private static Map<String, List<String>> errorsByKey(ConfigInfos infos) {
+    Map<String, List<String>> out = new HashMap<>();
+    for (ConfigInfo info : infos.configs()) {
+      if (!info.configValue().errors().isEmpty()) {
+        out.put(info.configValue().name(), info.configValue().errors());
+      }
+    }
+    return out;
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,134 @@
+package io.queuebridge.connect.source;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
+import org.apache.kafka.common.metrics.stats.Rate;
+
+/**
+ * The source task's plugin metrics (KIP-877, registered through {@code context.pluginMetrics()} so
+ * they carry the connector and task tags):
+ *
+ * <ul>
+ *   <li>{@code records-polled-total} / {@code -rate}: records handed to Connect;
+ *   <li>{@code records-committed-total}: records Kafka accepted (or Connect dropped) and that were
+ *       acknowledged in {@code commitRecord};
+ *   <li>{@code lag}: messages of the task's queues not yet acknowledged (streams: tail minus the
+ *       accepted prefix; classic queues: the group's lag — in shared mode every task reports the
+ *       whole group's);
+ *   <li>{@code in-flight} / {@code in-flight-bytes}: classic-queue messages claimed and not yet
+ *       acknowledged;
+ *   <li>{@code claim-renewals-total}, {@code claims-lost-total}: claims renewed, and claims found
+ *       taken away (renewal came too late, or the message was settled elsewhere);
+ *   <li>{@code dlq-moves-total}: poison messages dead-lettered;
+ *   <li>{@code records-skipped-total}: expired stream messages, and poison messages skipped under
+ *       {@code errors.tolerance=all}.
+ * </ul>
+ *
+ * Thread-safe (sensors are). The framework removes plugin metrics with the task; {@link #close()}
+ * does it early.
+ */
+final class SourceMetrics implements AutoCloseable {
+  private final PluginMetrics metrics;
+  private final Sensor polled;
+  // commitRecord runs on the producer's network thread: a counter, not a sensor (no lock, no clock)
+  private final LongAdder committed = new LongAdder();
+  private final Sensor renewals;
+  private final Sensor claimsLost;
+  private final Sensor dlqMoves;
+  private final Sensor skipped;
+  private final List<MetricName> gauges = new ArrayList<>();
+
+  SourceMetrics(
+      PluginMetrics metrics, LongSupplier lag, LongSupplier inFlight, LongSupplier inFlightBytes) {
+    this.metrics = metrics;
+    this.polled = metrics.addSensor("records-polled");
+    polled.add(name("records-polled-total", "Records handed to Connect."), new CumulativeSum());
+    polled.add(name("records-polled-rate", "Records handed to Connect per second."), new Rate());
+    gauge(
+        "records-committed-total",
+        "Records acknowledged after Kafka accepted them (or Connect dropped them).",
+        committed::sum);
+    this.renewals = metrics.addSensor("claim-renewals");
+    renewals.add(
+        name("claim-renewals-total", "Claims of in-flight classic-queue messages renewed."),
+        new CumulativeSum());
+    this.claimsLost = metrics.addSensor("claims-lost");
+    claimsLost.add(
+        name("claims-lost-total", "In-flight claims found taken away when renewing or acking."),
+        new CumulativeSum());
+    this.dlqMoves = metrics.addSensor("dlq-moves");
+    dlqMoves.add(name("dlq-moves-total", "Poison messages dead-lettered."), new CumulativeSum());
+    this.skipped = metrics.addSensor("records-skipped");
+    skipped.add(
+        name("records-skipped-total", "Expired or tolerated poison stream messages skipped."),
+        new CumulativeSum());
+    gauge("lag", "Messages of the task's queues not yet acknowledged.", lag);
+    gauge("in-flight", "Classic-queue messages claimed and not yet acknowledged.", inFlight);
+    gauge(
+        "in-flight-bytes",
+        "Bytes of classic-queue messages claimed and not yet acknowledged.",
+        inFlightBytes);
+  }
+
+  private MetricName name(String name, String description) {
+    return metrics.metricName(name, description, new LinkedHashMap<>());
+  }
+
+  private void gauge(String name, String description, LongSupplier value) {
+    MetricName n = name(name, description);
+    metrics.addMetric(
+        n,
+        (Gauge<Long>)
+            (config, now) -> {
+              try {
+                return value.getAsLong();
+              } catch (RuntimeException e) {
+                return -1L; // the store is gone or failing: say so without throwing at a reporter
+              }
+            });
+    gauges.add(n);
+  }
+
+  void polled(int n) {
+    polled.record(n);
+  }
+
+  void committed() {
+    committed.increment();
+  }
+
+  void renewed(int n) {
+    renewals.record(n);
+  }
+
+  void claimsLost(int n) {
+    claimsLost.record(n);
+  }
+
+  void dlqMove() {
+    dlqMoves.record(1);
+  }
+
+  void skipped() {
+    skipped.record(1);
+  }
+
+  @Override
+  public void close() {
+    for (String s :
+        new String[] {
+          "records-polled", "claim-renewals", "claims-lost", "dlq-moves", "records-skipped"
+        }) {
+      metrics.removeSensor(s);
+    }
+    gauges.forEach(metrics::removeMetric);
+  }
+}

@@ -1,0 +1,235 @@
+package io.queuebridge.connect.source;
+
+import io.queuebridge.core.Message;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.QueueType;
+import io.queuebridge.core.SharedStores;
+import java.io.BufferedWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.converters.ByteArrayConverter;
+import org.apache.kafka.connect.file.FileStreamSourceConnector;
+import org.apache.kafka.connect.runtime.ConnectorConfig;
+import org.apache.kafka.connect.storage.StringConverter;
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Throughput harness, not a test: the source connector reading a {@code file} stream, against
+ * Kafka's {@code FileStreamSourceConnector} reading the same records from a file and a raw {@code
+ * KafkaProducer} sending them, on one embedded broker and worker in the same run. Excluded from the
+ * build (its name matches no test pattern, and it is tagged); run it with the command in
+ * docs/perf/source.md.
+ *
+ * <p>Every variant writes {@link #RECORDS} values of {@link #VALUE_BYTES} bytes (no key, no
+ * headers) into its own one-partition topic. Rates are measured from the first record in the topic
+ * to the last (steady state, task start-up excluded), rounds interleaved, the median reported; a
+ * warm-up round of every variant comes first. The raw producer uses the producer settings a Connect
+ * worker gives its source tasks (acks=all, one request in flight, linger 0), so the ratio measures
+ * the connector, not producer tuning.
+ */
+@Tag("benchmark")
+class SourceThroughputBenchmark {
+  static final int RECORDS = Integer.getInteger("bench.records", 500_000);
+  static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
+  static final int VALUE_BYTES = 99;
+
+  @TempDir Path dir;
+
+  @Test
+  void sourceThroughputAgainstFileStreamSourceAndRawProducer() throws Exception {
+    EmbeddedConnectCluster cluster = SourceTestSupport.startCluster("bench", 1, false);
+    Path storeDir = Files.createDirectories(dir.resolve("store"));
+    try (SharedStores.Lease lease = SourceTestSupport.openStore(storeDir)) {
+      Path file = dir.resolve("lines.txt");
+      writeLines(file, RECORDS);
+      for (int round = 0; round <= ROUNDS; round++) {
+        createStream(lease, "bench-" + round, RECORDS);
+      }
+      List<Double> queue = new ArrayList<>();
+      List<Double> fileStream = new ArrayList<>();
+      List<Double> raw = new ArrayList<>();
+      List<Double> vsFile = new ArrayList<>();
+      List<Double> vsRaw = new ArrayList<>();
+      for (int round = 0; round <= ROUNDS; round++) {
+        String label = round == 0 ? "warm-up" : "round " + round;
+        // rotate the order so that no variant always runs first (or right after another)
+        double q = 0;
+        double f = 0;
+        double r = 0;
+        for (int k = 0; k < 3; k++) {
+          switch ((round + k) % 3) {
+            case 0 -> q = queueSource(cluster, storeDir, "bench-" + round, "q-" + round);
+            case 1 -> f = fileSource(cluster, file, "f-" + round);
+            default -> r = rawProducer(cluster, "r-" + round);
+          }
+        }
+        System.out.printf(
+            Locale.ROOT,
+            "%s: queue source %.0f rec/s, FileStreamSource %.0f rec/s, raw producer %.0f rec/s"
+                + " (queue/file %.2fx, queue/raw %.2fx)%n",
+            label,
+            q,
+            f,
+            r,
+            q / f,
+            q / r);
+        if (round > 0) {
+          queue.add(q);
+          fileStream.add(f);
+          raw.add(r);
+          vsFile.add(q / f);
+          vsRaw.add(q / r);
+        }
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "RESULT records=%d valueBytes=%d rounds=%d: median rates: queue source %.0f rec/s,"
+              + " FileStreamSource %.0f rec/s, raw producer %.0f rec/s; median of the per-round"
+              + " ratios: queue/FileStreamSource = %.2fx, queue/raw producer = %.2fx%n",
+          RECORDS,
+          VALUE_BYTES,
+          ROUNDS,
+          median(queue),
+          median(fileStream),
+          median(raw),
+          median(vsFile),
+          median(vsRaw));
+    } finally {
+      cluster.stop();
+    }
+  }
+
+  private static String line(int i) {
+    String head = String.format(Locale.ROOT, "line-%09d-", i);
+    char[] pad = new char[VALUE_BYTES - head.length()];
+    Arrays.fill(pad, (char) ('a' + i % 26));
+    return head + new String(pad);
+  }
+
+  private static void writeLines(Path file, int n) throws Exception {
+    try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+      for (int i = 0; i < n; i++) {
+        w.write(line(i));
+        w.write('\n');
+      }
+    }
+  }
+
+  private static void createStream(SharedStores.Lease lease, String name, int n) {
+    lease.manager().createQueue(QueueConfig.durable(name).type(QueueType.STREAM).build());
+    List<Message> batch = new ArrayList<>(1_000);
+    for (int i = 0; i < n; i++) {
+      batch.add(Message.builder().value(line(i).getBytes(StandardCharsets.UTF_8)).build());
+      if (batch.size() == 1_000) {
+        lease.storage().queues().appendBatch(name, batch);
+        batch.clear();
+      }
+    }
+    if (!batch.isEmpty()) {
+      lease.storage().queues().appendBatch(name, batch);
+    }
+  }
+
+  private static double queueSource(
+      EmbeddedConnectCluster cluster, Path store, String stream, String topic) throws Exception {
+    cluster.kafka().createTopic(topic, 1);
+    Map<String, String> props = SourceTestSupport.sourceProps(store, 1);
+    props.put(QueueSourceConfig.QUEUE_NAMES_CONFIG, stream);
+    props.put(QueueSourceConfig.TOPIC_CONFIG, topic);
+    props.put(QueueSourceConfig.POLL_MAX_RECORDS_CONFIG, "2000");
+    props.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
+    props.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
+    cluster.configureConnector(topic, props);
+    double rate = awaitRate(cluster, topic);
+    cluster.deleteConnector(topic);
+    return rate;
+  }
+
+  private static double fileSource(EmbeddedConnectCluster cluster, Path file, String topic)
+      throws Exception {
+    cluster.kafka().createTopic(topic, 1);
+    Map<String, String> props = new HashMap<>();
+    props.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, FileStreamSourceConnector.class.getName());
+    props.put(ConnectorConfig.TASKS_MAX_CONFIG, "1");
+    props.put("file", file.toString());
+    props.put("topic", topic);
+    props.put("batch.size", "2000");
+    props.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, StringConverter.class.getName());
+    props.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, StringConverter.class.getName());
+    cluster.configureConnector(topic, props);
+    double rate = awaitRate(cluster, topic);
+    cluster.deleteConnector(topic);
+    return rate;
+  }
+
+  private static double rawProducer(EmbeddedConnectCluster cluster, String topic) throws Exception {
+    cluster.kafka().createTopic(topic, 1);
+    Map<String, Object> cfg = new HashMap<>();
+    cfg.put(ProducerConfig.ACKS_CONFIG, "all");
+    cfg.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+    cfg.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+    List<byte[]> values = new ArrayList<>(RECORDS);
+    for (int i = 0; i < RECORDS; i++) {
+      values.add(line(i).getBytes(StandardCharsets.UTF_8));
+    }
+    try (KafkaProducer<byte[], byte[]> producer = cluster.kafka().createProducer(cfg)) {
+      long first = 0;
+      for (int i = 0; i < RECORDS; i++) {
+        producer.send(new ProducerRecord<>(topic, null, values.get(i)));
+        if (i == 0) {
+          producer.flush();
+          first = System.nanoTime();
+        }
+      }
+      producer.flush();
+      return (RECORDS - 1) / ((System.nanoTime() - first) / 1e9);
+    }
+  }
+
+  /** Records per second from the first record in {@code topic} to the last. */
+  private static double awaitRate(EmbeddedConnectCluster cluster, String topic) {
+    TopicPartition tp = new TopicPartition(topic, 0);
+    try (KafkaConsumer<byte[], byte[]> consumer = SourceTestSupport.consumer(cluster, false)) {
+      long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+      long first = 0;
+      long firstCount = 0;
+      while (System.nanoTime() < deadline) {
+        long n = consumer.endOffsets(List.of(tp), Duration.ofSeconds(10)).get(tp);
+        long now = System.nanoTime();
+        if (first == 0 && n > 0) {
+          first = now;
+          firstCount = n;
+        }
+        if (n >= RECORDS) {
+          return (n - firstCount) / ((now - first) / 1e9);
+        }
+        LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+      }
+    }
+    throw new IllegalStateException(topic + " did not receive " + RECORDS + " records in time");
+  }
+
+  private static double median(List<Double> xs) {
+    List<Double> sorted = new ArrayList<>(xs);
+    sorted.sort(null);
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+}

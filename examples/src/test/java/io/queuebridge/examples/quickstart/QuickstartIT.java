@@ -1,0 +1,133 @@
+package io.queuebridge.examples.quickstart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs {@code ./quickstart --skip-build} (what the reactor built is what it runs) in a child
+ * process, as a user would, and checks what it prints and how it exits.
+ */
+class QuickstartIT {
+  private static final Pattern PROGRESS =
+      Pattern.compile(
+          "^ +\\[ *(\\d+)s] produced (\\d+) \\| in stream (\\d+|\\?) \\| orders-replay (\\d+) \\|"
+              + " orders-restored (\\d+)(?: \\| starting: .*)?$",
+          Pattern.MULTILINE);
+
+  @TempDir Path work;
+
+  @Test
+  void verifyingRunShowsProgressComparesRecordByRecordAndExitsZero() throws Exception {
+    // 60 records at 20/s: 20 before the connectors start, 40 more over the next two seconds
+    Run run =
+        quickstart(
+            "--records", "60", "--rate", "20", "--timeout", "150", "--work-dir", work.toString());
+
+    assertThat(run.exit).as(run.output).isZero();
+    assertThat(run.output)
+        .contains(
+            "[1] Starting a single-node KRaft broker and a Connect worker",
+            "GET /connector-plugins: "
+                + PluginUnderTest.SINK_CLASS
+                + " "
+                + PluginUnderTest.version(),
+            "GET /connector-plugins: "
+                + PluginUnderTest.SOURCE_CLASS
+                + " "
+                + PluginUnderTest.version(),
+            "[2] Creating topic 'orders' (3 partitions) with sample records",
+            "20 now, the rest at 20/s while the connectors run (60 in all)",
+            "POST /connectors  etc/sink-protected-stream.json  ->  orders-to-stream",
+            "POST /connectors  etc/source-replay.json  ->  orders-replay",
+            "POST /connectors  etc/source-restore.json  ->  orders-restore",
+            "[4] Records flowing",
+            "OK   orders-restored: 60/60 records identical",
+            "OK   orders-replay: 60/60 records identical",
+            "OK   stream 'orders': 60/60 records identical",
+            "RESULT: OK - 60 records orders -> stream 'orders' (60 messages)");
+
+    List<long[]> progress = new ArrayList<>();
+    Matcher m = PROGRESS.matcher(run.output);
+    while (m.find()) {
+      long inStream = m.group(3).equals("?") ? -1 : Long.parseLong(m.group(3));
+      progress.add(
+          new long[] {
+            Long.parseLong(m.group(2)),
+            inStream,
+            Long.parseLong(m.group(4)),
+            Long.parseLong(m.group(5))
+          });
+    }
+    assertThat(progress).as("progress lines in:%n%s", run.output).hasSizeGreaterThanOrEqualTo(2);
+    assertThat(progress.get(0)[0])
+        .as("records still being produced at the first line")
+        .isLessThan(60);
+    assertThat(progress).extracting(p -> p[0]).as("produced so far, line by line").isSorted();
+    assertThat(progress.get(progress.size() - 1))
+        .as("the last progress line: everything arrived")
+        .containsExactly(60, 60, 60, 60);
+    assertThat(work.resolve("worker.log")).isNotEmptyFile();
+  }
+
+  @Test
+  void missingPluginFailsWithAClearMessageAndExitStatusThree() throws Exception {
+    Path nowhere = work.resolve("no-such-plugin");
+    Run run = quickstart("--plugin-dir", nowhere.toString(), "--work-dir", work.toString());
+
+    assertThat(run.exit).as(run.output).isEqualTo(Quickstart.SETUP_FAILED);
+    assertThat(run.output)
+        .contains("RESULT: FAILED - no plugin at " + nowhere)
+        .contains("mvn -DskipTests package");
+  }
+
+  @Test
+  void tooFewRecordsIsAUsageError() throws Exception {
+    Run run = quickstart("--records", "2", "--work-dir", work.toString());
+
+    assertThat(run.exit).as(run.output).isEqualTo(2);
+    assertThat(run.output).contains("--records must be at least " + SampleRecords.MIN_RECORDS);
+  }
+
+  private record Run(int exit, String output) {}
+
+  private static Run quickstart(String... args) throws IOException, InterruptedException {
+    Path repo = PluginUnderTest.repo();
+    List<String> command = new ArrayList<>(List.of("bash", repo.resolve("quickstart").toString()));
+    command.add("--skip-build");
+    command.addAll(List.of(args));
+    ProcessBuilder pb =
+        new ProcessBuilder(command).directory(repo.toFile()).redirectErrorStream(true);
+    String javaBin = Path.of(System.getProperty("java.home"), "bin").toString();
+    pb.environment().merge("PATH", javaBin, (old, bin) -> bin + File.pathSeparator + old);
+    pb.environment().put("QUICKSTART_JAVA_OPTS", "-Xmx768m");
+    Path log = Files.createTempFile("quickstart-it-", ".out");
+    pb.redirectOutput(log.toFile());
+    Process process = pb.start();
+    boolean done = process.waitFor(5, TimeUnit.MINUTES);
+    if (!done) {
+      process.descendants().forEach(ProcessHandle::destroy);
+      process.destroy();
+      process.waitFor(30, TimeUnit.SECONDS);
+    }
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    Files.deleteIfExists(log);
+    assertThat(done)
+        .as("quickstart finished within 5 minutes; output so far:%n%s", output)
+        .isTrue();
+    // the failsafe report keeps what the user would have seen
+    System.out.println(output);
+    return new Run(process.exitValue(), output);
+  }
+}

@@ -1,0 +1,80 @@
+package io.queuebridge.core;
+
+import java.util.Set;
+
+/**
+ * Names of the message properties the queue core reads or stamps (SEMANTICS B §1.3). Reserved names
+ * belong to the queue: a publisher's value for one of them is dropped at publish, and delivery
+ * stamps them after copying user properties, so they can never be forged.
+ */
+public final class MessageProperties {
+  private MessageProperties() {}
+
+  /** The publishing client's id, added at publish when the request has one. */
+  public static final String CLIENT_ID = "client_id";
+
+  /** Delivery id {@code <queue>:<offset>}. Reserved. */
+  public static final String MESSAGE_ID = "message-id";
+
+  /** The consumer group a delivery belongs to. Reserved. */
+  public static final String GROUP_ID = "group-id";
+
+  /** The queue a delivery comes from. Reserved. */
+  public static final String QUEUE = "queue";
+
+  /** The offset of a delivery. Reserved. */
+  public static final String OFFSET = "offset";
+
+  /** The topic the message was published or captured on. Reserved. */
+  public static final String SOURCE_TOPIC = "x-source-topic";
+
+  /** A stream delivery's offset. Reserved. */
+  public static final String STREAM_OFFSET = "x-stream-offset";
+
+  /** A stream delivery's creation time in epoch milliseconds. Reserved. */
+  public static final String STREAM_TIMESTAMP = "x-stream-timestamp";
+
+  /** The primary group's committed offset on a stream delivery. Reserved. */
+  public static final String WORK_COMMITTED_OFFSET = "x-work-committed-offset";
+
+  /** Whether the primary group has committed past a stream delivery. Reserved. */
+  public static final String WORK_ACKED = "x-work-acked";
+
+  /** The primary group named on a stream delivery. Reserved. */
+  public static final String WORK_GROUP = "x-work-group";
+
+  /**
+   * Comma-separated queue names a publish is addressed to instead of routing by topic. Read by
+   * {@link QueueManager#publish} as the target list, then removed: it is never stored. Reserved.
+   */
+  public static final String FORWARD_TARGETS = "x-queue-forward-targets";
+
+  /** Group id of a commit request. */
+  public static final String COMMIT_GROUP_ID = "x-group-id";
+
+  /** Offset of a commit request. */
+  public static final String COMMIT_OFFSET = "x-offset";
+
+  /** Reason of a reject. */
+  public static final String REASON = "reason";
+
+  /** Every reserved name (SEMANTICS B §1.3). */
+  public static final Set<String> RESERVED =
+      Set.of(
+          MESSAGE_ID,
+          GROUP_ID,
+          QUEUE,
+          OFFSET,
+          SOURCE_TOPIC,
+          STREAM_OFFSET,
+          STREAM_TIMESTAMP,
+          WORK_COMMITTED_OFFSET,
+          WORK_ACKED,
+          WORK_GROUP,
+          FORWARD_TARGETS);
+
+  /** Whether {@code name} is reserved for the queue. */
+  public static boolean isReserved(String name) {
+    return RESERVED.contains(name);
+  }
+}

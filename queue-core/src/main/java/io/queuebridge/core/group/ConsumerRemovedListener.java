@@ -1,0 +1,20 @@
+package io.queuebridge.core.group;
+
+import java.util.List;
+
+/**
+ * Told when members are removed for missing heartbeats (SEMANTICS B §3.1 {@code
+ * onConsumerRemoved}). Called on the thread running {@link GroupCoordinator#removeStaleConsumers},
+ * after the coordinator released its lock; it must not block. An exception it throws is logged and
+ * ignored.
+ */
+@FunctionalInterface
+public interface ConsumerRemovedListener {
+
+  /**
+   * @param queue the queue
+   * @param group the effective group id
+   * @param consumerIds the removed members; an unmodifiable copy the listener may keep
+   */
+  void onConsumersRemoved(String queue, String group, List<String> consumerIds);
+}

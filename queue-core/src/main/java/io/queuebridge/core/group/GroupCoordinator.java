@@ -1,0 +1,1369 @@
+package io.queuebridge.core.group;
+
+import io.queuebridge.core.CommitOffsetOnlyForStreamModeException;
+import io.queuebridge.core.ConsumerGroupExistsException;
+import io.queuebridge.core.ConsumerNotFoundException;
+import io.queuebridge.core.CursorOption;
+import io.queuebridge.core.DlqConfig;
+import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.GroupModeMismatchException;
+import io.queuebridge.core.GroupNotFoundException;
+import io.queuebridge.core.InvalidOffsetException;
+import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageNotPendingException;
+import io.queuebridge.core.MessageState;
+import io.queuebridge.core.OffsetOutOfRangeException;
+import io.queuebridge.core.PelFullException;
+import io.queuebridge.core.PendingEntryNotFoundException;
+import io.queuebridge.core.QueueAlreadyExistsException;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.QueueException;
+import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.ReservedQueueException;
+import io.queuebridge.core.RetentionPolicy;
+import io.queuebridge.core.RetryPolicy;
+import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.QueueStore;
+import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.topic.TopicFilters;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumer-group engine: membership, cursors, claims with a pending entry list (PEL), work
+ * stealing, retries, dead letters, stream checkpoints, retention and ephemeral-queue expiry, built
+ * on the store SPI only ({@link QueueStore}, {@link ConsumerGroupStore}) and a {@link Clock}
+ * (SEMANTICS B §1.4, §1.5, §3.6–§3.9, §3.11–§3.13 with the decisions A2–A8).
+ *
+ * <h2>Concurrency</h2>
+ *
+ * Thread-safe. Every operation that reads or changes group state runs under one lock (B §3.8), so
+ * the store's read-modify-write conveniences never race on a group; store I/O (reads of messages,
+ * dead-letter appends, truncation) happens under it too. {@link #lag}, {@link #group}, {@link
+ * #groups} and {@link #metrics} are lock-free reads. The consumer-removed listener is called after
+ * the lock is released.
+ *
+ * <h2>Queue mode (competing consumers)</h2>
+ *
+ * <ul>
+ *   <li><b>Claim</b>: from the group's cursor, skipping truncated offsets, expired messages,
+ *       messages whose routing key the group's filter rejects, and offsets the group already holds
+ *       (after a rewind); each claimed message gets a pending entry {@code {consumer, now, count 1,
+ *       visibleAt = now + visibility}}, and the entries and the new cursor are recorded by one
+ *       {@link ConsumerGroupStore#claimPending} call per claim. The PEL cap ({@code maxPelSize})
+ *       stops cursor claims. A claim also counts as the member's heartbeat.
+ *   <li><b>Steal</b> (topping up a batch): entries whose {@code visibleAt} has passed, oldest
+ *       offset first, <em>including the claimer's own</em> (A2). An entry whose message is poison —
+ *       {@code deliveryCount >= maxDeliveryCount}, or its retries would exceed the queue's {@code
+ *       retryPolicy.maxRetries}, or {@code retryPolicy.totalTimeout} passed since its first claim —
+ *       is dead-lettered (A3) and removed; an expired or truncated one is removed; otherwise it
+ *       moves to the claimer with {@code deliveryCount + 1}. Stealing ignores the PEL cap.
+ *   <li><b>Visibility</b> is {@link GroupSettings#visibilityTimeout()} or, when that is zero, the
+ *       queue's {@code deliveryTimeout} (A5). {@link #renew} extends it for entries a member holds.
+ *   <li><b>Committed offset</b> after any removal: the cursor when nothing is pending, else {@code
+ *       max(committed, lowest pending offset)} (B §3.7); every removal (ack, reject, poison,
+ *       expiry) is one fenced {@link ConsumerGroupStore#acknowledgePending} call.
+ * </ul>
+ *
+ * <h2>Stream mode (cursor readers)</h2>
+ *
+ * {@link #peek} reads from the cursor without moving it; {@link #commitCursor} moves it (and, when
+ * the group auto-commits, the committed offset, at most once per {@code autoCommitInterval} per
+ * group); acks checkpoint; {@link #commitOffset} sets the committed offset by hand.
+ *
+ * <h2>Decisions on the reference's quirks (SEMANTICS §7.1)</h2>
+ *
+ * <ol>
+ *   <li><i>Nack never redelivers to the same consumer</i>: changed (A2). A nacked message is
+ *       claimable again by every member, the nacking one included, after {@code
+ *       retryPolicy.backoff(deliveryCount)} or the explicit delay; its retries are counted and
+ *       exhausted retries dead-letter it at the nack. A nack does not bump the delivery count (the
+ *       reference bumped it on nack and again on steal): the count is the number of deliveries.
+ *   <li><i>Queue-mode reject discards</i>: changed (A3). Reject dead-letters with the reason when
+ *       the queue's DLQ is enabled; with it disabled the message is dropped and counted as
+ *       discarded.
+ *   <li><i>Truncation to the tail when a queue has no queue-mode group and no policy</i>: changed
+ *       (A4). A classic queue is truncated only when it has at least one queue-mode group, and then
+ *       only below every such group's committed offset; its retention policy can only keep more. A
+ *       stream is truncated only by its policy; stream groups never hold retention back (a stream
+ *       reader that falls behind the policy loses what the policy removed, as in Kafka); queue-mode
+ *       groups on a stream still do.
+ *   <li><i>Unenforced config fields</i>: the engine enforces {@code retryPolicy} (backoff, {@code
+ *       maxRetries}, {@code totalTimeout}) and {@code deliveryTimeout} (as visibility) and the DLQ
+ *       settings. {@code maxDepth}, {@code maxMessageSize}, {@code batchSize} and {@code
+ *       heartbeatTimeout} are the manager's (the engine uses {@code consumerTimeout}); compaction
+ *       is not implemented.
+ *   <li><i>Unsubscribe's default group differs from stream subscribe's</i>: fixed. {@link #leave}
+ *       without a group id leaves whichever default group — the queue-mode prefix or the
+ *       stream-mode full id — the consumer is a member of.
+ *   <li><i>Ack without group id is order-dependent on mixed queues; any member may settle any
+ *       offset</i>: replaced by {@link GroupDelivery} handles that know their group and are fenced
+ *       to the delivery that created them.
+ *   <li><i>Routing-key filters never match captured ordinary topics</i>: changed; such a topic is
+ *       its own routing key (see {@link RoutingKeys}).
+ *   <li><i>Explicit cursor positioning moves the whole group's cursor</i>: kept — the cursor is the
+ *       group's, a seek is a group seek (use another group id to read independently). Claims skip
+ *       offsets the group already holds, so a rewind never hands one message to two members.
+ *   <li><i>{@code a/#} group filters do not match {@code a}</i>: changed (A7), they match.
+ *   <li><i>DLQ, claim and steal metrics never increment</i>: changed (A8), every counter counts.
+ *   <li>Store-side quirks (memory-store re-indexing, file-store validation, reserved deletion,
+ *       unreported missing pending entries, raw directory names) and the manager's {@code stop} are
+ *       not this class's; it relies only on the SPI contracts.
+ * </ol>
+ *
+ * <p>Further deviations, each to avoid losing a message: a pending entry whose message was
+ * truncated is removed (and counted discarded) instead of being skipped forever; when the dead
+ * letter cannot be written the entry stays pending (a reject throws, a poison entry is retried at
+ * the next steal) instead of being dropped; unregistering a member keeps its entries for stealing.
+ *
+ * <h2>Dead letters</h2>
+ *
+ * The DLQ of queue {@code q} is the queue's configured {@code dlq.topic}, else {@code
+ * dlqTopicPrefix + q}; it is created on first use as a durable classic queue with filter {@code
+ * <dlq>/#}, its own DLQ disabled (no chains) and no TTL. A dead letter keeps the key, value,
+ * headers, timestamp and properties of the original and adds {@code _dlq_original_queue}, {@code
+ * _dlq_original_topic}, {@code _dlq_group}, {@code _dlq_delivery_count}, {@code _dlq_reason},
+ * {@code _dlq_moved_at} (UTC ISO-8601), {@code _dlq_original_id} (when the original had an id) and
+ * {@code _dlq_original_offset}, stamped after the copied properties so they cannot be forged; its
+ * topic is the DLQ name and its state {@link MessageState#DLQ}. Dead letters bypass the DLQ's
+ * {@code maxDepth}: refusing one would leave the poison message in the source queue.
+ */
+public final class GroupCoordinator {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+
+  /** Most messages one claim or peek examines, so one call never holds the lock for a long scan. */
+  static final int SCAN_LIMIT = 4096;
+
+  /** Property names stamped on dead letters. */
+  public static final String DLQ_ORIGINAL_QUEUE = "_dlq_original_queue";
+
+  public static final String DLQ_ORIGINAL_TOPIC = "_dlq_original_topic";
+  public static final String DLQ_GROUP = "_dlq_group";
+  public static final String DLQ_DELIVERY_COUNT = "_dlq_delivery_count";
+  public static final String DLQ_REASON = "_dlq_reason";
+  public static final String DLQ_MOVED_AT = "_dlq_moved_at";
+  public static final String DLQ_ORIGINAL_ID = "_dlq_original_id";
+  public static final String DLQ_ORIGINAL_OFFSET = "_dlq_original_offset";
+
+  private final QueueStore queues;
+  private final ConsumerGroupStore groups;
+  private final Clock clock;
+  private final GroupSettings settings;
+  private final ConsumerRemovedListener listener;
+  private final Duration heartbeatWriteInterval;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final MetricsRecorder metrics = new MetricsRecorder();
+
+  /** Last auto-commit per (queue, group); guarded by {@link #lock}. */
+  private final Map<GroupKey, Instant> lastAutoCommit = new HashMap<>();
+
+  private GroupCoordinator(Builder b) {
+    this.queues = b.queues;
+    this.groups = b.groups;
+    this.clock = b.clock;
+    this.settings = b.settings;
+    this.listener = b.listener;
+    this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
+    metrics.setPelSize(countPending());
+  }
+
+  /** A builder over a store's two halves. */
+  public static Builder builder(Storage storage) {
+    return new Builder(storage.queues(), storage.groups());
+  }
+
+  /** A builder over a queue store and a group store (usually the two halves of one store). */
+  public static Builder builder(QueueStore queues, ConsumerGroupStore groups) {
+    return new Builder(queues, groups);
+  }
+
+  public GroupSettings settings() {
+    return settings;
+  }
+
+  // ---------------------------------------------------------------- ids
+
+  /** {@code groupId} when {@code pattern} is empty, else {@code groupId@pattern} (B §1.4). */
+  public static String effectiveGroupId(String groupId, String pattern) {
+    Objects.requireNonNull(groupId, "groupId");
+    return pattern == null || pattern.isEmpty() ? groupId : groupId + "@" + pattern;
+  }
+
+  /**
+   * The group a client joins when it names none (B §1.4): in queue mode the client id up to its
+   * first {@code -} ({@code worker-7} → {@code worker}, so replicas of one service compete), in
+   * stream mode the whole client id (each reader has its own cursor). May be empty ({@code -x}).
+   */
+  public static String defaultGroupId(String clientId, GroupMode mode) {
+    Objects.requireNonNull(clientId, "clientId");
+    if (mode == GroupMode.STREAM) {
+      return clientId;
+    }
+    int dash = clientId.indexOf('-');
+    return dash < 0 ? clientId : clientId.substring(0, dash);
+  }
+
+  // ---------------------------------------------------------------- membership
+
+  /**
+   * Joins {@code consumerId} to a group of {@code queue}, creating the group when needed (B §3.6).
+   *
+   * <p>The group is {@code groupId} (or the default for the cursor's mode when null or empty)
+   * qualified by {@code pattern}. A new group starts at offset 0 with the cursor's mode and
+   * auto-commit; an existing group keeps its auto-commit and must have the requested mode. Then the
+   * cursor's position is applied to the group's <em>shared</em> cursor: earliest = head, latest =
+   * tail, an offset clamped to [head, tail], a timestamp through the store's time lookup (the head
+   * when the store cannot look up; a null timestamp does not move), default = resume. The committed
+   * offset is not touched. The member is registered (re-joining refreshes it) and an ephemeral
+   * queue's disconnect time is cleared.
+   *
+   * <p>The queue must exist: creating it, and converting a classic queue for a stream reader, are
+   * the manager's decisions.
+   *
+   * <p>The reference adopts the requested mode for an existing group that has none (B §3.6 step 4).
+   * The model cannot express a group without a mode ({@link ConsumerGroupState#mode()} is never
+   * null; stores load a missing mode as {@link GroupMode#QUEUE}, B §1.4), so a group's mode is
+   * fixed when it is created and any other requested mode is a mismatch.
+   *
+   * @param pattern the group's routing-key filter; null or empty = all messages
+   * @param cursor where and how to read; null = resume in queue mode
+   * @return the group after joining
+   * @throws QueueNotFoundException if the queue does not exist
+   * @throws GroupModeMismatchException if the group exists in the other mode
+   * @throws IllegalArgumentException if the consumer id is empty, or the group id is empty after
+   *     applying the default rule
+   * @throws io.queuebridge.core.InvalidConfigException if the pattern is not a valid filter
+   */
+  public ConsumerGroupState join(
+      String queue, String pattern, String groupId, String consumerId, CursorOption cursor) {
+    requireText("queue", queue);
+    requireText("consumerId", consumerId);
+    CursorOption c = cursor == null ? CursorOption.resume(GroupMode.QUEUE) : cursor;
+    GroupMode mode = c.effectiveMode();
+    String filter = pattern == null ? "" : pattern;
+    if (!filter.isEmpty()) {
+      TopicFilters.validateFilter(filter);
+    }
+    String base = groupId == null || groupId.isEmpty() ? defaultGroupId(consumerId, mode) : groupId;
+    if (base.isEmpty()) {
+      throw new IllegalArgumentException(
+          "the default "
+              + mode
+              + "-mode group of client '"
+              + consumerId
+              + "' is empty; pass a group id to join queue "
+              + queue);
+    }
+    String id = effectiveGroupId(base, filter);
+    lock.lock();
+    try {
+      QueueConfig config = queues.getQueue(queue);
+      Instant now = clock.instant();
+      ConsumerGroupState g = getOrCreate(queue, id, filter, mode, c.effectiveAutoCommit(), now);
+      applyPosition(g, c, now);
+      groups.registerConsumer(queue, id, new ConsumerInfo(consumerId, consumerId, now, now));
+      if (config.lastConsumerDisconnect().isPresent()) {
+        queues.updateQueue(config.toBuilder().lastConsumerDisconnect(null).build());
+      }
+      return groups.getGroup(queue, id);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private ConsumerGroupState getOrCreate(
+      String queue, String id, String pattern, GroupMode mode, boolean autoCommit, Instant now) {
+    Optional<ConsumerGroupState> found = groups.findGroup(queue, id);
+    if (found.isEmpty()) {
+      ConsumerGroupState created =
+          ConsumerGroupState.create(queue, id, pattern, mode, autoCommit, now);
+      try {
+        groups.createGroup(created);
+        return created;
+      } catch (ConsumerGroupExistsException lostRace) {
+        found = Optional.of(groups.getGroup(queue, id));
+      }
+    }
+    ConsumerGroupState g = found.get();
+    if (g.mode() != mode) {
+      throw new GroupModeMismatchException(queue, id, g.mode(), mode);
+    }
+    return g;
+  }
+
+  private void applyPosition(ConsumerGroupState g, CursorOption c, Instant now) {
+    String queue = g.queue();
+    long target;
+    switch (c.position()) {
+      case DEFAULT:
+        return;
+      case EARLIEST:
+        target = queues.head(queue);
+        break;
+      case LATEST:
+        target = queues.tail(queue);
+        break;
+      case OFFSET:
+        target = Math.max(queues.head(queue), Math.min(c.offset(), queues.tail(queue)));
+        break;
+      case TIMESTAMP:
+        if (c.timestamp() == null) {
+          return;
+        }
+        long head = queues.head(queue);
+        long found = queues.timeOffset(queue, c.timestamp()).orElse(head);
+        target = Math.max(head, Math.min(found, queues.tail(queue)));
+        break;
+      default:
+        throw new IllegalStateException("unknown cursor position " + c.position());
+    }
+    if (target != g.cursor()) {
+      groups.updateCursor(queue, g.id(), target, now);
+    }
+  }
+
+  /**
+   * Removes {@code consumerId} from a group (B §3.6 unsubscribe). Its pending entries stay, to be
+   * stolen after their visibility timeout. With a null or empty {@code groupId} the consumer leaves
+   * the default group it is a member of: the queue-mode default ({@code worker-7} → {@code worker})
+   * is tried first, then the stream-mode one (the full id). When no group of the queue has members
+   * left and the queue is ephemeral (not durable, not reserved), its disconnect time is set to now.
+   *
+   * @return whether the consumer was a member (false also when the queue or group does not exist)
+   */
+  public boolean leave(String queue, String pattern, String groupId, String consumerId) {
+    requireText("queue", queue);
+    requireText("consumerId", consumerId);
+    Set<String> candidates = new LinkedHashSet<>();
+    if (groupId == null || groupId.isEmpty()) {
+      candidates.add(effectiveGroupId(defaultGroupId(consumerId, GroupMode.QUEUE), pattern));
+      candidates.add(effectiveGroupId(defaultGroupId(consumerId, GroupMode.STREAM), pattern));
+    } else {
+      candidates.add(effectiveGroupId(groupId, pattern));
+    }
+    lock.lock();
+    try {
+      for (String id : candidates) {
+        Optional<ConsumerGroupState> g;
+        try {
+          g = groups.findGroup(queue, id);
+        } catch (QueueNotFoundException gone) {
+          return false;
+        }
+        if (g.isPresent() && g.get().consumers().containsKey(consumerId)) {
+          groups.unregisterConsumer(queue, id, consumerId);
+          markDisconnectedIfIdle(queue, clock.instant());
+          return true;
+        }
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Refreshes a member's heartbeat.
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   * @throws ConsumerNotFoundException if the consumer is not a member
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  public void heartbeat(String queue, String group, String consumerId) {
+    lock.lock();
+    try {
+      ConsumerGroupState g = groups.getGroup(queue, group);
+      ConsumerInfo info = g.consumers().get(consumerId);
+      if (info == null) {
+        throw new ConsumerNotFoundException(queue, group, consumerId);
+      }
+      groups.registerConsumer(
+          queue,
+          group,
+          new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), clock.instant()));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Removes, in every group of every queue, the members whose last heartbeat is older than {@code
+   * now - consumerTimeout} (B §3.12, single node). Their pending entries stay, to be stolen.
+   * Ephemeral queues left without members get their disconnect time. The listener is told per group
+   * after the lock is released.
+   *
+   * @return what was removed, per group; empty when nothing was
+   */
+  public List<RemovedConsumers> removeStaleConsumers(Instant now) {
+    Objects.requireNonNull(now, "now");
+    Instant cutoff = now.minus(settings.consumerTimeout());
+    List<RemovedConsumers> removed = new ArrayList<>();
+    lock.lock();
+    try {
+      for (QueueConfig config : queues.listQueues()) {
+        String queue = config.name();
+        boolean touched = false;
+        for (ConsumerGroupState g : listGroupsOrEmpty(queue)) {
+          List<String> stale = new ArrayList<>();
+          for (ConsumerInfo info : g.consumers().values()) {
+            if (info.lastHeartbeat().isBefore(cutoff)) {
+              stale.add(info.id());
+            }
+          }
+          if (stale.isEmpty()) {
+            continue;
+          }
+          stale.sort(null);
+          for (String id : stale) {
+            groups.unregisterConsumer(queue, g.id(), id);
+          }
+          removed.add(new RemovedConsumers(queue, g.id(), stale));
+          touched = true;
+        }
+        if (touched) {
+          markDisconnectedIfIdle(queue, now);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    for (RemovedConsumers r : removed) {
+      LOG.info(
+          "removed consumers {} of group {} on queue {}: no heartbeat for {}",
+          r.consumerIds(),
+          r.group(),
+          r.queue(),
+          settings.consumerTimeout());
+      try {
+        listener.onConsumersRemoved(r.queue(), r.group(), r.consumerIds());
+      } catch (RuntimeException e) {
+        LOG.warn("consumer-removed listener failed for group {} on {}", r.group(), r.queue(), e);
+      }
+    }
+    return List.copyOf(removed);
+  }
+
+  private void markDisconnectedIfIdle(String queue, Instant now) {
+    QueueConfig config;
+    try {
+      config = queues.getQueue(queue);
+    } catch (QueueNotFoundException gone) {
+      return;
+    }
+    if (config.durable() || config.reserved() || config.lastConsumerDisconnect().isPresent()) {
+      return;
+    }
+    for (ConsumerGroupState g : listGroupsOrEmpty(queue)) {
+      if (!g.consumers().isEmpty()) {
+        return;
+      }
+    }
+    queues.updateQueue(config.toBuilder().lastConsumerDisconnect(now).build());
+  }
+
+  /** Deletes a group with its cursor, committed offset, members and pending entries. Idempotent. */
+  public void deleteGroup(String queue, String group) {
+    lock.lock();
+    try {
+      groups.findGroup(queue, group).ifPresent(g -> metrics.pelChanged(-g.pending().size()));
+      groups.deleteGroup(queue, group);
+      lastAutoCommit.remove(new GroupKey(queue, group));
+    } catch (QueueNotFoundException gone) {
+      // idempotent
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- queue mode
+
+  /**
+   * Claims up to {@code limit} messages for a member of a queue-mode group: new ones from the
+   * cursor first, then, to fill the batch, stealable pending entries (see the class javadoc).
+   *
+   * @param limit how many at most; {@code <= 0} means {@link GroupSettings#claimBatchSize()}
+   * @return the deliveries in claim order; empty when there is nothing to claim (also when the PEL
+   *     is full and nothing was stealable)
+   * @throws GroupNotFoundException if the group does not exist
+   * @throws GroupModeMismatchException if the group is in stream mode
+   * @throws ConsumerNotFoundException if the consumer is not a member
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  public List<GroupDelivery> claimBatch(String queue, String group, String consumerId, int limit) {
+    int n = limit <= 0 ? settings.claimBatchSize() : limit;
+    List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
+    claim(queue, group, consumerId, n, out);
+    return out;
+  }
+
+  /**
+   * Claims one message: the next one from the cursor, else a stealable one.
+   *
+   * @return the delivery, or empty when there is nothing to claim
+   * @throws PelFullException if the group's PEL is full and nothing was stealable
+   * @throws GroupNotFoundException if the group does not exist
+   * @throws GroupModeMismatchException if the group is in stream mode
+   * @throws ConsumerNotFoundException if the consumer is not a member
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  public Optional<GroupDelivery> claimNext(String queue, String group, String consumerId) {
+    List<GroupDelivery> out = new ArrayList<>(1);
+    int pelSize = claim(queue, group, consumerId, 1, out);
+    if (out.isEmpty() && pelSize >= 0) {
+      throw new PelFullException(queue, group, pelSize, settings.maxPelSize());
+    }
+    return out.isEmpty() ? Optional.empty() : Optional.of(out.get(0));
+  }
+
+  /**
+   * Claims into {@code out}; returns the PEL size when the PEL cap stopped cursor claims, else -1.
+   */
+  private int claim(String queue, String group, String consumerId, int n, List<GroupDelivery> out) {
+    requireText("consumerId", consumerId);
+    long start = System.nanoTime();
+    lock.lock();
+    try {
+      QueueConfig config = queues.getQueue(queue);
+      ConsumerGroupState g = groups.getGroup(queue, group);
+      requireMode(g, GroupMode.QUEUE);
+      Instant now = clock.instant();
+      touch(g, consumerId, now);
+      Duration visibility = visibility(config);
+      int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
+      if (out.size() < n) {
+        steal(config, g, consumerId, n, now, visibility, out);
+      }
+      return pelFull;
+    } finally {
+      metrics.claimLatencyNanos.add(System.nanoTime() - start);
+      lock.unlock();
+    }
+  }
+
+  private int claimFromCursor(
+      ConsumerGroupState g,
+      String consumerId,
+      int n,
+      Instant now,
+      Duration visibility,
+      List<GroupDelivery> out) {
+    String queue = g.queue();
+    List<PendingEntry> pending = g.pending();
+    int pelSize = pending.size();
+    int max = settings.maxPelSize();
+    long head = queues.head(queue);
+    long tail = queues.tail(queue);
+    long cursor = Math.max(g.cursor(), head);
+    // After a rewind the cursor can be below offsets the group holds: never claim those twice.
+    Set<Long> held = null;
+    if (!pending.isEmpty() && pending.get(pending.size() - 1).offset() >= cursor) {
+      held = new HashSet<>();
+      for (PendingEntry e : pending) {
+        held.add(e.offset());
+      }
+    }
+    int claimed = 0;
+    int examined = 0;
+    boolean full = false;
+    Instant visibleAt = now.plus(visibility);
+    List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
+    scan:
+    while (claimed < n && cursor < tail && examined < SCAN_LIMIT) {
+      if (max > 0 && pelSize >= max) {
+        full = true;
+        break;
+      }
+      List<Message> chunk = queues.readBatch(queue, cursor, Math.min(n - claimed, SCAN_LIMIT));
+      if (chunk.isEmpty()) {
+        break;
+      }
+      for (Message m : chunk) {
+        examined++;
+        cursor = m.offset() + 1;
+        if ((held != null && held.contains(m.offset()))
+            || m.isExpired(now)
+            || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
+          continue;
+        }
+        PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt);
+        entries.add(e);
+        pelSize++;
+        claimed++;
+        out.add(delivery(g, e, m));
+        if (claimed >= n) {
+          break scan;
+        }
+        if (max > 0 && pelSize >= max) {
+          full = true;
+          break scan;
+        }
+      }
+    }
+    if (!entries.isEmpty() || cursor != g.cursor()) {
+      // one store call for the whole batch: the entries and the cursor
+      groups.claimPending(queue, g.id(), entries, cursor, now);
+      metrics.pelChanged(claimed);
+    }
+    metrics.claimed(claimed, claimed < n);
+    return full ? pelSize : -1;
+  }
+
+  private void steal(
+      QueueConfig config,
+      ConsumerGroupState g,
+      String consumerId,
+      int n,
+      Instant now,
+      Duration visibility,
+      List<GroupDelivery> out) {
+    long start = System.nanoTime();
+    String queue = g.queue();
+    try {
+      // g is the snapshot from before this call's cursor claims: those entries are not visible yet.
+      for (PendingEntry e : g.pending()) {
+        if (out.size() >= n) {
+          break;
+        }
+        if (!e.isVisible(now)) {
+          continue;
+        }
+        String poison = exhausted(config, e, now);
+        Message m;
+        try {
+          m = queues.read(queue, e.offset());
+        } catch (OffsetOutOfRangeException gone) {
+          LOG.warn(
+              "pending offset {} of group {} on queue {} was truncated; dropping the entry",
+              e.offset(),
+              g.id(),
+              queue);
+          removeEntry(queue, g.id(), e, now);
+          metrics.discarded.increment();
+          metrics.stealAttempt(false);
+          continue;
+        }
+        if (poison != null) {
+          try {
+            deadLetter(config, g.id(), e, m, poison, now);
+          } catch (QueueException failed) {
+            LOG.warn(
+                "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
+                e.offset(),
+                g.id(),
+                queue,
+                failed);
+            metrics.stealAttempt(false);
+            continue;
+          }
+          removeEntry(queue, g.id(), e, now);
+          metrics.stealAttempt(false);
+          continue;
+        }
+        if (m.isExpired(now)) {
+          removeEntry(queue, g.id(), e, now);
+          metrics.discarded.increment();
+          metrics.stealAttempt(false);
+          continue;
+        }
+        if (!RoutingKeys.matches(g.pattern(), queue, m.topic())) {
+          metrics.stealAttempt(false);
+          continue;
+        }
+        PendingEntry moved =
+            groups.transferPending(
+                queue, g.id(), e.offset(), e.consumerId(), consumerId, now, visibility);
+        out.add(delivery(g, moved, m));
+        metrics.stealAttempt(true);
+      }
+    } finally {
+      metrics.stealLatencyNanos.add(System.nanoTime() - start);
+    }
+  }
+
+  /**
+   * Why an entry may not be delivered again, or null if it may: the delivery count reached {@code
+   * maxDeliveryCount}, the next delivery would exceed the retry policy's {@code maxRetries}, or its
+   * {@code totalTimeout} passed since the first delivery.
+   */
+  private String exhausted(QueueConfig config, PendingEntry e, Instant now) {
+    int count = e.deliveryCount();
+    if (count >= settings.maxDeliveryCount()) {
+      return "max delivery count " + settings.maxDeliveryCount() + " reached";
+    }
+    RetryPolicy policy = config.retryPolicy();
+    if (count > policy.maxRetries()) {
+      return "retries exhausted: " + policy.maxRetries() + " allowed after the first delivery";
+    }
+    Duration total = policy.totalTimeout();
+    if (total.compareTo(Duration.ZERO) > 0 && !now.isBefore(e.firstClaimedAt().plus(total))) {
+      return "retry total timeout " + total + " passed since the first delivery";
+    }
+    return null;
+  }
+
+  /**
+   * Extends the visibility of the entries {@code consumerId} holds at {@code offsets} to now plus
+   * the visibility timeout, so a slow consumer keeps its claims (the source connector renews what
+   * Kafka has not acknowledged yet). Offsets the consumer does not hold are skipped.
+   *
+   * @return how many entries were renewed
+   * @throws GroupNotFoundException if the group does not exist
+   * @throws GroupModeMismatchException if the group is in stream mode
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  public int renew(String queue, String group, String consumerId, long... offsets) {
+    requireText("consumerId", consumerId);
+    lock.lock();
+    try {
+      QueueConfig config = queues.getQueue(queue);
+      ConsumerGroupState g = groups.getGroup(queue, group);
+      requireMode(g, GroupMode.QUEUE);
+      Instant now = clock.instant();
+      Instant visibleAt = now.plus(visibility(config));
+      int renewed = 0;
+      for (long offset : offsets) {
+        Optional<PendingEntry> e = g.pendingAt(offset);
+        if (e.isPresent() && e.get().consumerId().equals(consumerId)) {
+          PendingEntry p = e.get();
+          groups.updatePending(
+              queue,
+              group,
+              new PendingEntry(
+                  offset,
+                  consumerId,
+                  p.claimedAt(),
+                  p.deliveryCount(),
+                  p.firstClaimedAt(),
+                  visibleAt));
+          renewed++;
+        }
+      }
+      return renewed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- settlement (from handles)
+
+  void settleAck(GroupDelivery d) {
+    long start = System.nanoTime();
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      if (d.mode() == GroupMode.STREAM) {
+        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
+        if (g.autoCommit() && d.offset() + 1 > g.committed()) {
+          groups.updateCommitted(d.queue(), d.group(), d.offset() + 1, now);
+        }
+      } else {
+        remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
+      }
+      metrics.acks.increment();
+    } finally {
+      metrics.ackLatencyNanos.add(System.nanoTime() - start);
+      lock.unlock();
+    }
+  }
+
+  void settleNack(GroupDelivery d, Duration delay) {
+    lock.lock();
+    try {
+      if (d.mode() == GroupMode.QUEUE) {
+        Instant now = clock.instant();
+        QueueConfig config = queues.getQueue(d.queue());
+        PendingEntry e = heldBy(d);
+        String exhausted = exhausted(config, e, now);
+        if (exhausted != null) {
+          deadLetter(config, d.group(), e, d.message(), "nacked; " + exhausted, now);
+          removeEntry(d.queue(), d.group(), e, now);
+        } else {
+          Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
+          groups.updatePending(
+              d.queue(),
+              d.group(),
+              new PendingEntry(
+                  e.offset(),
+                  e.consumerId(),
+                  e.claimedAt(),
+                  e.deliveryCount(),
+                  e.firstClaimedAt(),
+                  now.plus(wait)));
+        }
+      }
+      metrics.nacks.increment();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void settleReject(GroupDelivery d, String reason) {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      if (d.mode() == GroupMode.STREAM) {
+        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
+        long past = d.offset() + 1;
+        if (past > g.cursor()) {
+          groups.updateCursor(d.queue(), d.group(), past, now);
+        }
+        if (past > g.committed()) {
+          groups.updateCommitted(d.queue(), d.group(), past, now);
+        }
+        LOG.debug(
+            "stream group {} on queue {} rejected offset {}: {}",
+            d.group(),
+            d.queue(),
+            d.offset(),
+            reason);
+      } else {
+        PendingEntry e = heldBy(d);
+        QueueConfig config = queues.getQueue(d.queue());
+        if (config.dlq().enabled()) {
+          deadLetter(config, d.group(), e, d.message(), "rejected: " + reason, now);
+        } else {
+          LOG.debug(
+              "group {} on queue {} rejected offset {} ({}); no dead-letter queue, dropped",
+              d.group(),
+              d.queue(),
+              d.offset(),
+              reason);
+          metrics.discarded.increment();
+        }
+        removeEntry(d.queue(), d.group(), e, now);
+      }
+      metrics.rejects.increment();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The group's entry for the delivery, if this very delivery still holds it. */
+  private PendingEntry heldBy(GroupDelivery d) {
+    return groups
+        .findPending(d.queue(), d.group(), d.offset())
+        .filter(
+            e -> e.consumerId().equals(d.consumerId()) && e.deliveryCount() == d.deliveryCount())
+        .orElseThrow(() -> new MessageNotPendingException(d.queue(), d.group(), d.offset()));
+  }
+
+  /** Removes a held entry and advances the committed offset (B §3.7), in one store call. */
+  private void removeEntry(String queue, String group, PendingEntry e, Instant now) {
+    groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
+    metrics.pelChanged(-1);
+  }
+
+  /**
+   * Removes the entry a delivery holds, fenced by consumer and delivery count, and advances the
+   * committed offset.
+   *
+   * @throws MessageNotPendingException if the delivery no longer holds it
+   */
+  private void remove(
+      String queue, String group, String consumerId, long offset, int count, Instant now) {
+    try {
+      groups.acknowledgePending(queue, group, consumerId, offset, count, now);
+    } catch (PendingEntryNotFoundException stale) {
+      throw new MessageNotPendingException(queue, group, offset);
+    }
+    metrics.pelChanged(-1);
+  }
+
+  // ---------------------------------------------------------------- dead letters
+
+  /** The dead-letter queue of {@code config}: its DLQ topic, else prefix + queue name. */
+  public String deadLetterQueue(QueueConfig config) {
+    String topic = config.dlq().topic();
+    return topic.isEmpty() ? settings.dlqTopicPrefix() + config.name() : topic;
+  }
+
+  private void deadLetter(
+      QueueConfig config,
+      String group,
+      PendingEntry e,
+      Message original,
+      String reason,
+      Instant now) {
+    if (!config.dlq().enabled()) {
+      LOG.debug(
+          "offset {} of group {} on queue {} given up ({}); no dead-letter queue, dropped",
+          e.offset(),
+          group,
+          config.name(),
+          reason);
+      metrics.discarded.increment();
+      return;
+    }
+    String dlq = deadLetterQueue(config);
+    ensureDeadLetterQueue(dlq);
+    Map<String, String> props = new LinkedHashMap<>(original.properties());
+    props.put(DLQ_ORIGINAL_QUEUE, config.name());
+    props.put(DLQ_ORIGINAL_TOPIC, original.topic());
+    props.put(DLQ_GROUP, group);
+    props.put(DLQ_DELIVERY_COUNT, Integer.toString(e.deliveryCount()));
+    props.put(DLQ_REASON, reason);
+    props.put(DLQ_MOVED_AT, DateTimeFormatter.ISO_INSTANT.format(now));
+    if (original.id().isEmpty()) {
+      props.remove(DLQ_ORIGINAL_ID);
+    } else {
+      props.put(DLQ_ORIGINAL_ID, original.id());
+    }
+    props.put(DLQ_ORIGINAL_OFFSET, Long.toString(original.offset()));
+    Message dead =
+        original.toBuilder()
+            .id(UUID.randomUUID().toString())
+            .offset(Message.NO_OFFSET)
+            .topic(dlq)
+            .state(MessageState.DLQ)
+            .createdAt(now)
+            .expiresAt(null)
+            .properties(props)
+            .buildOwned(); // the stored message's arrays are immutable: share, don't copy
+    queues.append(dlq, dead);
+    metrics.dlqMoves.increment();
+    LOG.debug(
+        "dead-lettered offset {} of queue {} (group {}) to {}: {}",
+        e.offset(),
+        config.name(),
+        group,
+        dlq,
+        reason);
+  }
+
+  private void ensureDeadLetterQueue(String name) {
+    try {
+      queues.getQueue(name);
+      return;
+    } catch (QueueNotFoundException absent) {
+      // create it below
+    }
+    try {
+      queues.createQueue(
+          QueueConfig.durable(name)
+              .topics(name + "/#")
+              .dlq(DlqConfig.DISABLED)
+              .messageTtl(Duration.ZERO)
+              .build());
+    } catch (QueueAlreadyExistsException lostRace) {
+      // someone else made it
+    }
+  }
+
+  // ---------------------------------------------------------------- stream mode
+
+  /**
+   * Reads up to {@code limit} messages from a stream-mode group's cursor without moving it:
+   * matching, unexpired messages in offset order, plus where the scan stopped (commit it with
+   * {@link #commitCursor} once the messages are handed over). At most a few thousand messages are
+   * examined per call.
+   *
+   * @param limit how many at most; {@code <= 0} means {@link GroupSettings#claimBatchSize()}
+   * @throws GroupNotFoundException if the group does not exist
+   * @throws GroupModeMismatchException if the group is in queue mode
+   * @throws ConsumerNotFoundException if the consumer is not a member
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  public StreamBatch peek(String queue, String group, String consumerId, int limit) {
+    requireText("consumerId", consumerId);
+    int n = limit <= 0 ? settings.claimBatchSize() : limit;
+    long start = System.nanoTime();
+    lock.lock();
+    try {
+      ConsumerGroupState g = groups.getGroup(queue, group);
+      requireMode(g, GroupMode.STREAM);
+      Instant now = clock.instant();
+      touch(g, consumerId, now);
+      long tail = queues.tail(queue);
+      long next = Math.max(g.cursor(), queues.head(queue));
+      List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
+      int examined = 0;
+      scan:
+      while (out.size() < n && next < tail && examined < SCAN_LIMIT) {
+        List<Message> chunk = queues.readBatch(queue, next, Math.min(n - out.size(), SCAN_LIMIT));
+        if (chunk.isEmpty()) {
+          break;
+        }
+        for (Message m : chunk) {
+          examined++;
+          next = m.offset() + 1;
+          if (m.isExpired(now) || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
+            continue;
+          }
+          out.add(new GroupDelivery(this, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
+          if (out.size() >= n) {
+            break scan;
+          }
+        }
+      }
+      metrics.claimed(out.size(), out.size() < n);
+      return new StreamBatch(out, next);
+    } finally {
+      metrics.claimLatencyNanos.add(System.nanoTime() - start);
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Moves a stream-mode group's cursor to {@code next} (after delivering up to it). Ignored when
+   * {@code next} is not beyond the cursor. When the group auto-commits, the committed offset
+   * follows: every time when {@code autoCommitInterval} is zero, else at most once per interval per
+   * group (skipped commits leave committed behind the cursor until the next one).
+   *
+   * @throws IllegalArgumentException if {@code next} is beyond the queue's tail
+   * @throws CommitOffsetOnlyForStreamModeException if the group is in queue mode
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  public void commitCursor(String queue, String group, long next) {
+    lock.lock();
+    try {
+      ConsumerGroupState g = groups.getGroup(queue, group);
+      if (g.mode() != GroupMode.STREAM) {
+        throw new CommitOffsetOnlyForStreamModeException(queue, group);
+      }
+      if (next <= g.cursor()) {
+        return;
+      }
+      long tail = queues.tail(queue);
+      if (next > tail) {
+        throw new IllegalArgumentException(
+            "cursor "
+                + next
+                + " for group "
+                + group
+                + " is beyond the tail "
+                + tail
+                + " of queue "
+                + queue);
+      }
+      Instant now = clock.instant();
+      groups.updateCursor(queue, group, next, now);
+      if (g.autoCommit() && next > g.committed()) {
+        Duration interval = settings.autoCommitInterval();
+        GroupKey key = new GroupKey(queue, group);
+        Instant last = lastAutoCommit.get(key);
+        if (interval.isZero() || last == null || !now.isBefore(last.plus(interval))) {
+          groups.updateCommitted(queue, group, next, now);
+          lastAutoCommit.put(key, now);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Sets a stream-mode group's committed offset by hand (manual commit); it may move backwards.
+   *
+   * @throws CommitOffsetOnlyForStreamModeException if the group is in queue mode
+   * @throws InvalidOffsetException if {@code offset} is beyond the group's cursor
+   * @throws IllegalArgumentException if {@code offset} is negative
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  public void commitOffset(String queue, String group, long offset) {
+    if (offset < 0) {
+      throw new IllegalArgumentException(
+          "offset must be >= 0 to commit group " + group + " on queue " + queue + ": " + offset);
+    }
+    lock.lock();
+    try {
+      ConsumerGroupState g = groups.getGroup(queue, group);
+      if (g.mode() != GroupMode.STREAM) {
+        throw new CommitOffsetOnlyForStreamModeException(queue, group);
+      }
+      if (offset > g.cursor()) {
+        throw new InvalidOffsetException(queue, group, offset, g.cursor());
+      }
+      groups.updateCommitted(queue, group, offset, clock.instant());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  /**
+   * Messages the group has not committed: {@code max(0, tail - committed)} (undelivered plus
+   * pending). Lock-free.
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  public long lag(String queue, String group) {
+    long committed = groups.getGroup(queue, group).committed();
+    return Math.max(0, queues.tail(queue) - committed);
+  }
+
+  /** The group's current state, or empty. @throws QueueNotFoundException if no such queue */
+  public Optional<ConsumerGroupState> group(String queue, String group) {
+    return groups.findGroup(queue, group);
+  }
+
+  /** Every group of the queue. @throws QueueNotFoundException if no such queue */
+  public List<ConsumerGroupState> groups(String queue) {
+    return groups.listGroups(queue);
+  }
+
+  /** A snapshot of the counters. */
+  public GroupMetrics metrics() {
+    return metrics.snapshot();
+  }
+
+  /** Zeroes every counter except the PEL gauge and its high-water mark. */
+  public void resetMetrics() {
+    lock.lock();
+    try {
+      metrics.reset();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---------------------------------------------------------------- retention and expiry
+
+  /**
+   * Truncates every queue as far as its groups and retention policy allow (B §3.11 with A4); the
+   * manager schedules it. Per queue:
+   *
+   * <ul>
+   *   <li>classic queue: nothing without a queue-mode group; else up to the lowest committed offset
+   *       of its queue-mode groups, and, when a retention policy is set, no further than the policy
+   *       allows ({@code min(floor, retention offset)});
+   *   <li>stream: nothing without a retention policy; else up to the retention offset (and not
+   *       beyond the floor of queue-mode groups, if it has any); stream-mode groups never hold it
+   *       back.
+   * </ul>
+   *
+   * The retention offset is the largest of: the time policy's store lookup of {@code now -
+   * retentionTime}, the bytes policy's store lookup, and {@code tail - retentionMessages}; a store
+   * that cannot look up by time or size keeps everything for that policy. Failures on one queue are
+   * logged and do not stop the pass. Also re-counts the PEL gauge.
+   *
+   * @return the new head of every queue that was truncated
+   */
+  public Map<String, Long> retentionPass() {
+    Instant now = clock.instant();
+    Map<String, Long> truncated = new LinkedHashMap<>();
+    long pending = 0;
+    lock.lock();
+    try {
+      for (QueueConfig config : queues.listQueues()) {
+        String queue = config.name();
+        try {
+          List<ConsumerGroupState> gs = groups.listGroups(queue);
+          long floor = Long.MAX_VALUE;
+          boolean queueGroups = false;
+          for (ConsumerGroupState g : gs) {
+            pending += g.pending().size();
+            if (g.mode() == GroupMode.QUEUE) {
+              queueGroups = true;
+              floor = Math.min(floor, g.committed());
+            }
+          }
+          RetentionPolicy policy = config.retention();
+          long point;
+          if (config.isStream()) {
+            if (!policy.isSet()) {
+              continue;
+            }
+            point = Math.min(floor, retentionOffset(config, now));
+          } else {
+            if (!queueGroups) {
+              continue;
+            }
+            point = policy.isSet() ? Math.min(floor, retentionOffset(config, now)) : floor;
+          }
+          long head = queues.head(queue);
+          if (point > head) {
+            queues.truncate(queue, point);
+            truncated.put(queue, queues.head(queue));
+          }
+        } catch (QueueException e) {
+          LOG.debug("retention of queue {} failed", queue, e);
+        }
+      }
+      metrics.setPelSize(pending);
+    } finally {
+      lock.unlock();
+    }
+    return truncated;
+  }
+
+  private long retentionOffset(QueueConfig config, Instant now) {
+    String queue = config.name();
+    RetentionPolicy p = config.retention();
+    long head = queues.head(queue);
+    long tail = queues.tail(queue);
+    long offset = head;
+    if (p.retentionTime().compareTo(Duration.ZERO) > 0) {
+      offset =
+          Math.max(offset, queues.timeOffset(queue, now.minus(p.retentionTime())).orElse(head));
+    }
+    if (p.retentionBytes() > 0) {
+      offset = Math.max(offset, queues.sizeOffset(queue, p.retentionBytes()).orElse(head));
+    }
+    if (p.retentionMessages() > 0 && tail - head > p.retentionMessages()) {
+      offset = Math.max(offset, tail - p.retentionMessages());
+    }
+    return offset;
+  }
+
+  /**
+   * Deletes the ephemeral queues (not durable, not reserved) whose last consumer left at least
+   * their {@code expiresAfter} before {@code now}, with their groups (B §3.11). A queue that never
+   * had a consumer is never expired. A queue the store refuses to delete is skipped.
+   *
+   * @return the deleted queues
+   */
+  public List<String> expireEphemeralQueues(Instant now) {
+    Objects.requireNonNull(now, "now");
+    List<String> deleted = new ArrayList<>();
+    lock.lock();
+    try {
+      for (QueueConfig config : queues.listQueues()) {
+        Optional<Instant> since = config.lastConsumerDisconnect();
+        if (config.durable()
+            || config.reserved()
+            || since.isEmpty()
+            || now.isBefore(since.get().plus(config.expiresAfter()))) {
+          continue;
+        }
+        String queue = config.name();
+        try {
+          List<ConsumerGroupState> gs = groups.listGroups(queue);
+          if (gs.stream().anyMatch(g -> !g.consumers().isEmpty())) {
+            continue; // a member joined without clearing the mark: not idle
+          }
+          for (ConsumerGroupState g : gs) {
+            metrics.pelChanged(-g.pending().size());
+            groups.deleteGroup(queue, g.id());
+            lastAutoCommit.remove(new GroupKey(queue, g.id()));
+          }
+          queues.deleteQueue(queue);
+          deleted.add(queue);
+          LOG.info("deleted ephemeral queue {}: no consumer since {}", queue, since.get());
+        } catch (ReservedQueueException | QueueNotFoundException e) {
+          LOG.debug("ephemeral queue {} not deleted", queue, e);
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+    return deleted;
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private Duration visibility(QueueConfig config) {
+    Duration v = settings.visibilityTimeout();
+    return v.isZero() ? config.deliveryTimeout() : v;
+  }
+
+  private static void requireMode(ConsumerGroupState g, GroupMode mode) {
+    if (g.mode() != mode) {
+      throw new GroupModeMismatchException(g.queue(), g.id(), g.mode(), mode);
+    }
+  }
+
+  /**
+   * Requires membership and counts a claim as a heartbeat, writing it at most every tenth of the
+   * consumer timeout so busy claimers do not write a heartbeat per call.
+   */
+  private void touch(ConsumerGroupState g, String consumerId, Instant now) {
+    ConsumerInfo info = g.consumers().get(consumerId);
+    if (info == null) {
+      throw new ConsumerNotFoundException(g.queue(), g.id(), consumerId);
+    }
+    if (!now.isBefore(info.lastHeartbeat().plus(heartbeatWriteInterval))) {
+      groups.registerConsumer(
+          g.queue(),
+          g.id(),
+          new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), now));
+    }
+  }
+
+  private GroupDelivery delivery(ConsumerGroupState g, PendingEntry e, Message m) {
+    return new GroupDelivery(
+        this, g.queue(), g.id(), e.consumerId(), GroupMode.QUEUE, e.deliveryCount(), m);
+  }
+
+  private List<ConsumerGroupState> listGroupsOrEmpty(String queue) {
+    try {
+      return groups.listGroups(queue);
+    } catch (QueueNotFoundException gone) {
+      return List.of();
+    }
+  }
+
+  private long countPending() {
+    long n = 0;
+    for (QueueConfig config : queues.listQueues()) {
+      for (ConsumerGroupState g : listGroupsOrEmpty(config.name())) {
+        n += g.pending().size();
+      }
+    }
+    return n;
+  }
+
+  private static void requireText(String what, String value) {
+    if (value == null || value.isEmpty()) {
+      throw new IllegalArgumentException(what + " must be non-empty, got " + value);
+    }
+  }
+
+  private record GroupKey(String queue, String group) {}
+
+  /** Configures a {@link GroupCoordinator}. Not thread-safe. */
+  public static final class Builder {
+    private final QueueStore queues;
+    private final ConsumerGroupStore groups;
+    private Clock clock = Clock.systemUTC();
+    private GroupSettings settings = GroupSettings.DEFAULTS;
+    private ConsumerRemovedListener listener = (q, g, ids) -> {};
+
+    private Builder(QueueStore queues, ConsumerGroupStore groups) {
+      this.queues = Objects.requireNonNull(queues, "queues");
+      this.groups = Objects.requireNonNull(groups, "groups");
+    }
+
+    /** The time source of claims, visibility, heartbeats and DLQ stamps; system UTC by default. */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    public Builder settings(GroupSettings settings) {
+      this.settings = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /** Told about members removed for missing heartbeats; must not block. */
+    public Builder onConsumerRemoved(ConsumerRemovedListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** Builds the coordinator; counts the pending entries already in the store for the gauge. */
+    public GroupCoordinator build() {
+      return new GroupCoordinator(this);
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package io.queuebridge.core.group;
+
+import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageNotPendingException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+
+/**
+ * One message handed to one consumer of a group, with its settle-once handle (SEMANTICS A6).
+ *
+ * <p><b>Settle once.</b> {@link #ack()}, {@link #nack()}, {@link #nack(Duration)} and {@link
+ * #reject(String)} follow the job API's rules (B §5 {@code J-SETTLE}): the delivery moves from
+ * unsettled to settling to settled; a settlement while it is settling or settled throws {@link
+ * DeliveryAlreadySettledException}; a settlement that fails (the store failed, the message is no
+ * longer held by this delivery) returns it to unsettled and throws.
+ *
+ * <p><b>Fencing.</b> In queue mode a settlement applies only while the group's pending entry is
+ * still the one this delivery created: same consumer and same delivery count. Once the entry was
+ * stolen or redelivered (after the visibility timeout or a nack), this stale handle's settlements
+ * throw {@link MessageNotPendingException} and change nothing, so a slow consumer can never settle
+ * the delivery another consumer is working on. <b>Decision (§7.1):</b> the reference let any member
+ * settle any pending offset and acked by bare id across groups; handles replace both.
+ *
+ * <p><b>Meaning per mode.</b> Queue mode: ack removes the entry and advances the committed offset;
+ * nack makes the message claimable again, by any member including this one, after the queue's retry
+ * backoff or the given delay, and dead-letters it instead once its retries are exhausted; reject
+ * dead-letters it with the reason (or drops it when the queue's DLQ is disabled). Stream mode: ack
+ * checkpoints ({@code committed = max(committed, offset + 1)}) when the group auto-commits and does
+ * nothing otherwise; nack does nothing (replay is by seeking the cursor); reject moves the cursor
+ * and the committed offset past the message.
+ *
+ * <p>Thread-safe. Settlements take the coordinator's lock and do store I/O.
+ */
+public final class GroupDelivery {
+  private static final int UNSETTLED = 0;
+  private static final int SETTLING = 1;
+  private static final int SETTLED = 2;
+  private static final AtomicIntegerFieldUpdater<GroupDelivery> STATE =
+      AtomicIntegerFieldUpdater.newUpdater(GroupDelivery.class, "state");
+
+  private static final int ACK = 0;
+  private static final int NACK = 1;
+  private static final int REJECT = 2;
+
+  private final GroupCoordinator coordinator;
+  private final String queue;
+  private final String group;
+  private final String consumerId;
+  private final GroupMode mode;
+  private final int deliveryCount;
+  private final Message message;
+  private volatile int state = UNSETTLED;
+
+  GroupDelivery(
+      GroupCoordinator coordinator,
+      String queue,
+      String group,
+      String consumerId,
+      GroupMode mode,
+      int deliveryCount,
+      Message message) {
+    this.coordinator = coordinator;
+    this.queue = queue;
+    this.group = group;
+    this.consumerId = consumerId;
+    this.mode = mode;
+    this.deliveryCount = deliveryCount;
+    this.message = message;
+  }
+
+  public String queue() {
+    return queue;
+  }
+
+  /** The effective group id. */
+  public String group() {
+    return group;
+  }
+
+  /** The member the message was handed to. */
+  public String consumerId() {
+    return consumerId;
+  }
+
+  public GroupMode mode() {
+    return mode;
+  }
+
+  /** The message's offset in the queue. */
+  public long offset() {
+    return message.offset();
+  }
+
+  /** Deliveries of this message to the group so far, this one included; always 1 in stream mode. */
+  public int deliveryCount() {
+    return deliveryCount;
+  }
+
+  /** The stored message; immutable. */
+  public Message message() {
+    return message;
+  }
+
+  /** Whether a settlement of this delivery succeeded. */
+  public boolean isSettled() {
+    return state == SETTLED;
+  }
+
+  /**
+   * Acknowledges the message.
+   *
+   * @throws DeliveryAlreadySettledException if already settled or settling
+   * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
+   */
+  public void ack() {
+    settle(ACK, null, null);
+  }
+
+  /**
+   * Gives the message back for a retry after the queue's backoff for this attempt (queue mode), or
+   * does nothing (stream mode).
+   *
+   * @throws DeliveryAlreadySettledException if already settled or settling
+   * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
+   */
+  public void nack() {
+    settle(NACK, null, null);
+  }
+
+  /**
+   * Gives the message back for a retry after {@code delay} (queue mode; zero = at once), or does
+   * nothing (stream mode).
+   *
+   * @throws IllegalArgumentException if {@code delay} is negative
+   * @throws DeliveryAlreadySettledException if already settled or settling
+   * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
+   */
+  public void nack(Duration delay) {
+    Objects.requireNonNull(delay, "delay");
+    if (delay.isNegative()) {
+      throw new IllegalArgumentException(
+          "nack delay must be >= 0 for offset " + offset() + " of queue " + queue + ": " + delay);
+    }
+    settle(NACK, delay, null);
+  }
+
+  /**
+   * Refuses the message for good: dead-letters it with {@code reason} (queue mode) or moves the
+   * cursor past it (stream mode).
+   *
+   * @param reason why; recorded in the dead letter's {@code _dlq_reason}; null means empty
+   * @throws DeliveryAlreadySettledException if already settled or settling
+   * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
+   * @throws io.queuebridge.core.QueueStoreException if the dead letter could not be written (the
+   *     message stays pending)
+   */
+  public void reject(String reason) {
+    String why = Objects.requireNonNullElse(reason, "");
+    settle(REJECT, null, why);
+  }
+
+  private void settle(int action, Duration delay, String reason) {
+    if (!STATE.compareAndSet(this, UNSETTLED, SETTLING)) {
+      throw new DeliveryAlreadySettledException(queue, group, offset());
+    }
+    boolean done = false;
+    try {
+      switch (action) {
+        case ACK -> coordinator.settleAck(this);
+        case NACK -> coordinator.settleNack(this, delay);
+        default -> coordinator.settleReject(this, reason);
+      }
+      done = true;
+    } finally {
+      STATE.lazySet(this, done ? SETTLED : UNSETTLED); // only this thread owns SETTLING
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "GroupDelivery{queue="
+        + queue
+        + ", group="
+        + group
+        + ", offset="
+        + offset()
+        + ", consumer="
+        + consumerId
+        + ", deliveryCount="
+        + deliveryCount
+        + ", mode="
+        + mode
+        + "}";
+  }
+}

@@ -1,0 +1,136 @@
+package io.queuebridge.core.group;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The live counters behind {@link GroupMetrics}.
+ *
+ * <p><b>Threads.</b> Single writer: every update happens under the {@link GroupCoordinator}'s lock
+ * (or in its constructor), so a counter is a plain read-add-write published with a release store
+ * (on x86 an ordinary store: no atomic instruction, no fence on the settlement path); {@link
+ * #snapshot()} reads without the lock and sees each counter whole, at most a little behind.
+ */
+final class MetricsRecorder {
+
+  /** One single-writer counter. */
+  static final class Counter {
+    private static final VarHandle VALUE;
+
+    static {
+      try {
+        VALUE = MethodHandles.lookup().findVarHandle(Counter.class, "value", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private volatile long value;
+
+    /** Adds {@code delta}; the caller holds the coordinator's lock. */
+    void add(long delta) {
+      VALUE.setRelease(this, (long) VALUE.getOpaque(this) + delta);
+    }
+
+    void increment() {
+      add(1);
+    }
+
+    /** Sets the value; the caller holds the coordinator's lock. */
+    void set(long v) {
+      VALUE.setRelease(this, v);
+    }
+
+    long sum() {
+      return value;
+    }
+  }
+
+  final Counter claimAttempts = new Counter();
+  final Counter claimSuccesses = new Counter();
+  final Counter claimFailures = new Counter();
+  final Counter stealAttempts = new Counter();
+  final Counter stealSuccesses = new Counter();
+  final Counter stealFailures = new Counter();
+  final Counter acks = new Counter();
+  final Counter nacks = new Counter();
+  final Counter rejects = new Counter();
+  final Counter dlqMoves = new Counter();
+  final Counter discarded = new Counter();
+  final Counter claimLatencyNanos = new Counter();
+  final Counter stealLatencyNanos = new Counter();
+  final Counter ackLatencyNanos = new Counter();
+  private final Counter pelSize = new Counter();
+  private final Counter pelHighWater = new Counter();
+
+  void claimed(int successes, boolean failedOnce) {
+    claimAttempts.add(successes + (failedOnce ? 1 : 0));
+    claimSuccesses.add(successes);
+    if (failedOnce) {
+      claimFailures.increment();
+    }
+  }
+
+  void stealAttempt(boolean success) {
+    stealAttempts.increment();
+    (success ? stealSuccesses : stealFailures).increment();
+  }
+
+  void pelChanged(long delta) {
+    pelSize.add(delta);
+    long size = pelSize.sum();
+    if (size > pelHighWater.sum()) {
+      pelHighWater.set(size);
+    }
+  }
+
+  void setPelSize(long size) {
+    pelSize.set(size);
+    if (size > pelHighWater.sum()) {
+      pelHighWater.set(size);
+    }
+  }
+
+  GroupMetrics snapshot() {
+    return new GroupMetrics(
+        claimAttempts.sum(),
+        claimSuccesses.sum(),
+        claimFailures.sum(),
+        stealAttempts.sum(),
+        stealSuccesses.sum(),
+        stealFailures.sum(),
+        acks.sum(),
+        nacks.sum(),
+        rejects.sum(),
+        dlqMoves.sum(),
+        discarded.sum(),
+        pelSize.sum(),
+        pelHighWater.sum(),
+        claimLatencyNanos.sum(),
+        stealLatencyNanos.sum(),
+        ackLatencyNanos.sum());
+  }
+
+  /** Zeroes every counter but the PEL gauge and its high-water mark; under the lock. */
+  void reset() {
+    for (Counter c :
+        new Counter[] {
+          claimAttempts,
+          claimSuccesses,
+          claimFailures,
+          stealAttempts,
+          stealSuccesses,
+          stealFailures,
+          acks,
+          nacks,
+          rejects,
+          dlqMoves,
+          discarded,
+          claimLatencyNanos,
+          stealLatencyNanos,
+          ackLatencyNanos
+        }) {
+      c.set(0);
+    }
+  }
+}

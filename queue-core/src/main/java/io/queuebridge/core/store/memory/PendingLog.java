@@ -1,0 +1,194 @@
+package io.queuebridge.core.store.memory;
+
+import io.queuebridge.core.store.PendingEntry;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The pending entries of one memory-store group, sorted by offset, in a form that is cheap for the
+ * way a queue-mode group uses them: claims add entries at offsets above every pending one, acks
+ * remove them mostly from the front.
+ *
+ * <p><b>Layout.</b> Two parallel arrays, {@code offsets} (ascending) and {@code entries}, used
+ * between {@code head} (inclusive) and {@code tail} (exclusive). A removed entry leaves a tombstone
+ * (a null entry; its offset stays, so the offsets stay sorted and binary search still works);
+ * tombstones at either end are trimmed at once, and the live entries are compacted to the front
+ * when tombstones outnumber them. So appending above the highest offset and removing the lowest are
+ * O(1) amortised, finding or removing any offset is O(log n), inserting in the middle (after a
+ * cursor rewind) is O(n), and the lowest live offset is at {@code head}.
+ *
+ * <p>Not thread-safe: the owning group's lock guards it.
+ */
+final class PendingLog {
+  private static final int MIN_CAPACITY = 8;
+
+  private long[] offsets = new long[MIN_CAPACITY];
+  private PendingEntry[] entries = new PendingEntry[MIN_CAPACITY];
+  private int head;
+  private int tail;
+  private int live;
+
+  /** Live entries. */
+  int size() {
+    return live;
+  }
+
+  boolean isEmpty() {
+    return live == 0;
+  }
+
+  /** The live entry at {@code offset}, or null. */
+  PendingEntry get(long offset) {
+    int i = indexOf(offset);
+    return i < 0 ? null : entries[i];
+  }
+
+  /** The lowest live entry, or null. */
+  PendingEntry first() {
+    return live == 0 ? null : entries[head];
+  }
+
+  /** Adds {@code e}, replacing the entry at its offset if there is one. */
+  void put(PendingEntry e) {
+    long offset = e.offset();
+    if (tail == head || offset > offsets[tail - 1]) {
+      if (tail == offsets.length) {
+        makeRoom();
+      }
+      offsets[tail] = offset;
+      entries[tail] = e;
+      tail++;
+      live++;
+      return;
+    }
+    int i = Arrays.binarySearch(offsets, head, tail, offset);
+    if (i >= 0) {
+      if (entries[i] == null) {
+        live++;
+      }
+      entries[i] = e;
+      return;
+    }
+    insertAt(-i - 1, e);
+  }
+
+  /** Removes the live entry at {@code offset}; returns it, or null when there was none. */
+  PendingEntry remove(long offset) {
+    int i = indexOf(offset);
+    if (i < 0) {
+      return null;
+    }
+    PendingEntry e = entries[i];
+    entries[i] = null;
+    live--;
+    while (head < tail && entries[head] == null) {
+      head++;
+    }
+    while (tail > head && entries[tail - 1] == null) {
+      tail--;
+    }
+    if (live == 0) {
+      head = 0;
+      tail = 0;
+    } else if (tail - head - live > live && tail - head > MIN_CAPACITY) {
+      compact();
+    }
+    return e;
+  }
+
+  /** Removes everything. */
+  void clear() {
+    Arrays.fill(entries, head, tail, null);
+    head = 0;
+    tail = 0;
+    live = 0;
+  }
+
+  /** The live entries, by offset, as a new array. */
+  PendingEntry[] toArray() {
+    PendingEntry[] out = new PendingEntry[live];
+    int n = 0;
+    for (int i = head; i < tail; i++) {
+      if (entries[i] != null) {
+        out[n++] = entries[i];
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Replaces the content with {@code sorted}, which must be sorted by offset without duplicates.
+   */
+  void reset(List<PendingEntry> sorted) {
+    clear();
+    if (sorted.size() > offsets.length) {
+      offsets = new long[sorted.size()];
+      entries = new PendingEntry[sorted.size()];
+    }
+    for (PendingEntry e : sorted) {
+      offsets[tail] = e.offset();
+      entries[tail] = e;
+      tail++;
+    }
+    live = tail;
+  }
+
+  private int indexOf(long offset) {
+    if (live == 0 || offset < offsets[head] || offset > offsets[tail - 1]) {
+      return -1;
+    }
+    int i = Arrays.binarySearch(offsets, head, tail, offset);
+    return i >= 0 && entries[i] != null ? i : -1;
+  }
+
+  /** Inserts below the highest offset, {@code at} being the binary search's insertion point. */
+  private void insertAt(int at, PendingEntry e) {
+    if (at > head && entries[at - 1] == null) {
+      at--; // reuse the tombstone just below: its offset is lower, so the order holds
+    } else if (at < tail && entries[at] == null) {
+      // reuse the tombstone at the insertion point: its offset is higher, so the order holds
+    } else if (at == head && head > 0) {
+      head--; // below every entry: take the free slot in front
+      at = head;
+    } else {
+      if (tail == offsets.length) {
+        makeRoom();
+        at = -Arrays.binarySearch(offsets, head, tail, e.offset()) - 1;
+      }
+      System.arraycopy(offsets, at, offsets, at + 1, tail - at);
+      System.arraycopy(entries, at, entries, at + 1, tail - at);
+      tail++;
+    }
+    offsets[at] = e.offset();
+    entries[at] = e;
+    live++;
+  }
+
+  /**
+   * Compacts to the front and doubles the arrays when they would still be more than half full, so
+   * the next compaction is at least half a capacity of appends away (O(1) amortised).
+   */
+  private void makeRoom() {
+    compact();
+    if (tail > offsets.length / 2) {
+      int capacity = Math.max(MIN_CAPACITY, offsets.length * 2);
+      offsets = Arrays.copyOf(offsets, capacity);
+      entries = Arrays.copyOf(entries, capacity);
+    }
+  }
+
+  /** Moves the live entries to the front, dropping tombstones. */
+  private void compact() {
+    int n = 0;
+    for (int i = head; i < tail; i++) {
+      if (entries[i] != null) {
+        offsets[n] = offsets[i];
+        entries[n] = entries[i];
+        n++;
+      }
+    }
+    Arrays.fill(entries, n, tail, null);
+    head = 0;
+    tail = n;
+  }
+}
