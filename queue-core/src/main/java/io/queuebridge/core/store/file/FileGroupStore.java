@@ -164,6 +164,35 @@ final class FileGroupStore implements ConsumerGroupStore {
     return group(queue, groupId).transferPending(offset, from, to, now, visibility);
   }
 
+  /** O(log n): one lookup, no snapshot of the group. */
+  @Override
+  public Optional<PendingEntry> findPending(String queue, String groupId, long offset) {
+    return group(queue, groupId).pendingAt(offset);
+  }
+
+  /** One record for the whole claim (entries and cursor), so a crash keeps all of it or none. */
+  @Override
+  public void claimPending(
+      String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
+    Objects.requireNonNull(entries, "entries");
+    Objects.requireNonNull(now, "now");
+    group(queue, groupId).claim(List.copyOf(entries), cursor, now);
+  }
+
+  /** One record for the removal and the commit, so a crash keeps both or neither. */
+  @Override
+  public long acknowledgePending(
+      String queue,
+      String groupId,
+      String consumerId,
+      long offset,
+      int deliveryCount,
+      Instant now) {
+    Objects.requireNonNull(consumerId, "consumerId");
+    Objects.requireNonNull(now, "now");
+    return group(queue, groupId).acknowledge(consumerId, offset, deliveryCount, now);
+  }
+
   @Override
   public List<PendingEntry> getPending(String queue, String groupId, String consumerId) {
     Objects.requireNonNull(consumerId, "consumerId");

@@ -195,6 +195,12 @@ final class FileQueueStore implements DurableQueueStore {
     }
   }
 
+  /**
+   * The checkpoint map as of the last batch written, consistent with what {@link #read} can see: a
+   * batch whose barrier failed stays readable until the store is reopened (its messages "may or may
+   * not be in the log"), and so do its checkpoints. After a reopen it is exactly what survived,
+   * messages and checkpoints together.
+   */
   @Override
   public Map<String, String> checkpoints(String queue) {
     return storage.entry(queue).log.checkpoints();

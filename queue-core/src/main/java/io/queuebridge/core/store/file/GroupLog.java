@@ -45,6 +45,9 @@ import org.slf4j.LoggerFactory;
  *   5 COMMITTED       instant updatedAt, long committed, long cursor
  *   6 CONSUMER_PUT    instant updatedAt, string key, consumer
  *   7 CONSUMER_REMOVE instant updatedAt, string key
+ *   8 CLAIM           instant updatedAt, long cursor, int n, n x entry   (claimPending)
+ *   9 ACK             instant updatedAt, long offset, long committed, long cursor
+ *                                                    (acknowledgePending: removal + commit)
  *   entry    = long offset, string consumerId, instant claimedAt, int deliveryCount,
  *              instant firstClaimedAt, instant visibleAt
  *   consumer = string id, string clientId, instant registeredAt, instant lastHeartbeat
@@ -84,6 +87,8 @@ final class GroupLog {
   private static final int COMMITTED = 5;
   private static final int CONSUMER_PUT = 6;
   private static final int CONSUMER_REMOVE = 7;
+  private static final int CLAIM = 8;
+  private static final int ACK = 9;
 
   final String queue;
   final String id;
@@ -283,6 +288,21 @@ final class GroupLog {
         updatedAt = instant(src);
         consumers.remove(src.getString());
       }
+      case CLAIM -> {
+        updatedAt = instant(src);
+        cursor = src.getLong();
+        int n = count(src);
+        for (int i = 0; i < n; i++) {
+          PendingEntry e = entry(src);
+          pending.put(e.offset(), e);
+        }
+      }
+      case ACK -> {
+        updatedAt = instant(src);
+        pending.remove(src.getLong());
+        committed = src.getLong();
+        cursor = src.getLong();
+      }
       default -> throw new FormatException("unknown record type " + type, src.position() - 1);
     }
     snapshot = null;
@@ -342,6 +362,11 @@ final class GroupLog {
   synchronized List<PendingEntry> allPending() {
     checkOpen();
     return List.copyOf(pending.values());
+  }
+
+  synchronized java.util.Optional<PendingEntry> pendingAt(long offset) {
+    checkOpen();
+    return java.util.Optional.ofNullable(pending.get(offset));
   }
 
   synchronized List<ConsumerInfo> consumerList() {
@@ -417,6 +442,59 @@ final class GroupLog {
     updatedAt = now;
     changed();
     return moved;
+  }
+
+  /** {@code addPending} of each entry, then {@code updateCursor}, as one record. */
+  synchronized void claim(List<PendingEntry> entries, long newCursor, Instant now) {
+    checkWritable();
+    begin(CLAIM);
+    instant(sink, now);
+    sink.putLong(newCursor).putInt(entries.size());
+    for (PendingEntry e : entries) {
+      entry(sink, e);
+    }
+    commit();
+    for (PendingEntry e : entries) {
+      pending.put(e.offset(), e);
+    }
+    cursor = newCursor;
+    updatedAt = now;
+    changed();
+  }
+
+  /**
+   * Removes the entry {@code consumerId} holds at {@code offset} with {@code deliveryCount}, and
+   * raises the committed offset to the lowest offset still pending (or the cursor), as one record.
+   *
+   * @return the committed offset afterwards
+   */
+  synchronized long acknowledge(String consumerId, long offset, int deliveryCount, Instant now) {
+    checkWritable();
+    PendingEntry e = pending.get(offset);
+    if (e == null || !e.consumerId().equals(consumerId) || e.deliveryCount() != deliveryCount) {
+      throw new PendingEntryNotFoundException(queue, id, consumerId, offset);
+    }
+    long target = cursor;
+    for (Long o : pending.keySet()) {
+      if (o != offset) {
+        target = o; // the lowest other pending offset
+        break;
+      }
+    }
+    target = Math.max(target, committed);
+    boolean moves = target > committed;
+    Instant newUpdatedAt = moves ? now : updatedAt;
+    long newCursor = moves ? Math.max(cursor, target) : cursor;
+    begin(ACK);
+    instant(sink, newUpdatedAt);
+    sink.putLong(offset).putLong(target).putLong(newCursor);
+    commit();
+    pending.remove(offset);
+    committed = target;
+    cursor = newCursor;
+    updatedAt = newUpdatedAt;
+    changed();
+    return target;
   }
 
   synchronized void updateCursor(long newCursor, Instant now) {

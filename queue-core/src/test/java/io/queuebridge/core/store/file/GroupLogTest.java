@@ -69,7 +69,7 @@ class GroupLogTest {
       long offset = rnd.nextInt(50);
       String consumer = "c" + rnd.nextInt(3);
       ConsumerGroupState s = g.getGroup(Q, G);
-      switch (rnd.nextInt(8)) {
+      switch (rnd.nextInt(10)) {
         case 0 ->
             g.addPending(
                 Q, G, new PendingEntry(offset, consumer, now, 1, now, now.plusSeconds(30)));
@@ -91,6 +91,21 @@ class GroupLogTest {
         case 5 ->
             g.registerConsumer(Q, G, new ConsumerInfo(consumer, "client-" + consumer, now, now));
         case 6 -> g.unregisterConsumer(Q, G, consumer);
+        case 7 -> {
+          List<PendingEntry> claimed = new ArrayList<>();
+          for (int k = rnd.nextInt(3); k >= 0; k--) {
+            claimed.add(new PendingEntry(offset + k, consumer, now, 1, now, now.plusSeconds(30)));
+          }
+          g.claimPending(Q, G, claimed, offset + claimed.size(), now);
+        }
+        case 8 -> {
+          Instant t = now;
+          s.pending().stream()
+              .findFirst()
+              .ifPresent(
+                  e ->
+                      g.acknowledgePending(Q, G, e.consumerId(), e.offset(), e.deliveryCount(), t));
+        }
         default -> {
           Instant t = now;
           s.pending().stream()
