@@ -20,6 +20,8 @@ final class SinkTestSupport {
     Map<String, String> workerProps = new HashMap<>();
     workerProps.put("offset.flush.interval.ms", "1000");
     workerProps.put("connector.client.config.override.policy", "All");
+    // A departed worker's tasks are reassigned after this delay (default 5 minutes).
+    workerProps.put("scheduled.rebalance.max.delay.ms", "3000");
     EmbeddedConnectCluster cluster =
         new EmbeddedConnectCluster.Builder()
             .name(name)
