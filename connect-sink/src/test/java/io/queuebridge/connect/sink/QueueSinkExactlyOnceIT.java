@@ -106,6 +106,7 @@ class QueueSinkExactlyOnceIT {
 
     int total = produced;
     awaitTailAtLeast(total);
+    System.out.println(java.time.Instant.now() + " stream holds all " + total + " records");
     try (Admin admin = cluster.kafka().createAdminClient()) {
       await("the sink committed every offset")
           .atMost(TIMEOUT)
@@ -121,6 +122,7 @@ class QueueSinkExactlyOnceIT {
                           .sum()
                       == total);
     }
+    System.out.println(java.time.Instant.now() + " the sink committed every offset");
     List<Message> stored = SinkTestSupport.readAll(store, STREAM);
     Set<String> values = new HashSet<>();
     Set<String> coordinates = new HashSet<>();
@@ -139,6 +141,10 @@ class QueueSinkExactlyOnceIT {
       assertThat(values).as("record %d lost", i).contains("rec-" + i);
     }
     assertThat(stored).hasSize(total);
+    // Deleting the connector first lets the cluster stop quickly (no task moves while workers
+    // shut down one by one).
+    cluster.deleteConnector(CONNECTOR);
+    cluster.assertions().assertConnectorDoesNotExist(CONNECTOR, "connector deleted");
   }
 
   private static int produce(KafkaProducer<byte[], byte[]> producer, int from, int n, int parts)
