@@ -4,15 +4,21 @@ import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -72,6 +78,8 @@ public class FileAppendBenchmark {
     FileStorage storage;
     DurableQueueStore queues;
     final Message message = message();
+    long syncsAtStart;
+    final AtomicBoolean syncsClaimed = new AtomicBoolean();
 
     @Setup(Level.Iteration)
     public void open() throws IOException {
@@ -81,12 +89,41 @@ public class FileAppendBenchmark {
       storage = FileStorage.open(FileStoreConfig.defaults(dir), Clock.systemUTC(), io);
       queues = storage.queues();
       queues.createQueue(QueueConfig.durable(Q).build());
+      syncsAtStart = storage.syncCount();
+      syncsClaimed.set(false);
     }
 
     @TearDown(Level.Iteration)
     public void close() throws IOException {
       storage.close();
       BenchDirs.delete(dir);
+    }
+  }
+
+  /**
+   * Auxiliary counters: {@code fsyncs}, the store's fsyncs (group-commit barriers), and {@code
+   * appends}, the appends made, both over the whole iteration (JMH's warm-up and warm-down phases
+   * of an iteration included, so the two cover the same window) and reported as rates: {@code
+   * appends ÷ fsyncs} is the average number of appends one fsync covered. One thread per iteration
+   * reports the store's fsync count; the others report zero (JMH sums them).
+   */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  public static class Fsyncs {
+    public long fsyncs;
+    public long appends;
+
+    @Setup(Level.Iteration)
+    public void reset() {
+      fsyncs = 0;
+      appends = 0;
+    }
+
+    @TearDown(Level.Iteration)
+    public void count(Store s) {
+      if (s.syncsClaimed.compareAndSet(false, true)) {
+        fsyncs = s.storage.syncCount() - s.syncsAtStart;
+      }
     }
   }
 
@@ -112,7 +149,7 @@ public class FileAppendBenchmark {
           // parkNanos may return early (a leftover unpark permit): wait out the full delay
           long end = System.nanoTime() + delayNanos;
           for (long left = delayNanos; left > 0; left = end - System.nanoTime()) {
-            java.util.concurrent.locks.LockSupport.parkNanos(left);
+            LockSupport.parkNanos(left);
           }
           w.force();
         }
@@ -171,6 +208,115 @@ public class FileAppendBenchmark {
     }
   }
 
+  /**
+   * A minimal raw group commit, the machine's ceiling for {@code durable64}: callers queue a frame
+   * and park; one writer thread writes every queued frame with one {@code write}, runs one {@code
+   * force(false)} (fdatasync) and unparks each caller. No store logic at all (no encoding, offsets,
+   * indexes, CRC, checkpoints or failure handling): per append only the queueing, one park and one
+   * unpark, and a share of the write and the fsync.
+   */
+  @State(Scope.Benchmark)
+  public static class RawGroupCommit {
+    private static final class Waiter {
+      final Thread thread = Thread.currentThread();
+      volatile boolean done;
+    }
+
+    Path dir;
+    FileChannel channel;
+    byte[] frame;
+    final ConcurrentLinkedQueue<Waiter> queue = new ConcurrentLinkedQueue<>();
+    volatile boolean idle;
+    volatile boolean stop;
+    Thread writer;
+
+    @Setup(Level.Iteration)
+    public void open() throws IOException {
+      Frames.Encoded e = Frames.encode(List.of(message()), Map.of());
+      Frames.seal(e, 0, 0);
+      frame = e.sink.toByteArray();
+      dir = BenchDirs.fresh("rawgroup");
+      java.nio.file.Files.createDirectories(dir);
+      channel =
+          FileChannel.open(
+              dir.resolve("raw.log"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+      stop = false;
+      writer = new Thread(this::run, "raw-group-commit");
+      writer.start();
+    }
+
+    void append() {
+      Waiter w = new Waiter();
+      queue.add(w);
+      if (idle) {
+        LockSupport.unpark(writer);
+      }
+      while (!w.done) {
+        LockSupport.park(this);
+      }
+    }
+
+    private void run() {
+      ByteBuffer buf = ByteBuffer.allocateDirect(4 << 20);
+      List<Waiter> batch = new ArrayList<>();
+      try {
+        while (!stop) {
+          buf.clear();
+          batch.clear();
+          Waiter w;
+          while (buf.remaining() >= frame.length && (w = queue.poll()) != null) {
+            buf.put(frame);
+            batch.add(w);
+          }
+          if (batch.isEmpty()) {
+            idle = true;
+            if (queue.isEmpty() && !stop) {
+              LockSupport.parkNanos(this, 1_000_000);
+            }
+            idle = false;
+            continue;
+          }
+          buf.flip();
+          while (buf.hasRemaining()) {
+            channel.write(buf);
+          }
+          channel.force(false);
+          for (Waiter b : batch) {
+            b.done = true;
+            LockSupport.unpark(b.thread);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @TearDown(Level.Iteration)
+    public void close() throws IOException, InterruptedException {
+      stop = true;
+      LockSupport.unpark(writer);
+      writer.join();
+      for (Waiter w; (w = queue.poll()) != null; ) { // JMH stopped the callers already
+        w.done = true;
+        LockSupport.unpark(w.thread);
+      }
+      channel.close();
+      BenchDirs.delete(dir);
+    }
+  }
+
+  @Benchmark
+  @Threads(1)
+  public void rawGroupCommit1(RawGroupCommit g) {
+    g.append();
+  }
+
+  @Benchmark
+  @Threads(64)
+  public void rawGroupCommit64(RawGroupCommit g) {
+    g.append();
+  }
+
   @Benchmark
   public long buffered(Store s) {
     return s.queues.append(Q, s.message);
@@ -192,19 +338,22 @@ public class FileAppendBenchmark {
 
   @Benchmark
   @Threads(1)
-  public long durable1(Store s) throws InterruptedException {
+  public long durable1(Store s, Fsyncs f) throws InterruptedException {
+    f.appends++;
     return s.queues.appendAndSync(Q, s.message);
   }
 
   @Benchmark
   @Threads(8)
-  public long durable8(Store s) throws InterruptedException {
+  public long durable8(Store s, Fsyncs f) throws InterruptedException {
+    f.appends++;
     return s.queues.appendAndSync(Q, s.message);
   }
 
   @Benchmark
   @Threads(64)
-  public long durable64(Store s) throws InterruptedException {
+  public long durable64(Store s, Fsyncs f) throws InterruptedException {
+    f.appends++;
     return s.queues.appendAndSync(Q, s.message);
   }
 }

@@ -23,6 +23,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -73,6 +74,10 @@ final class QueueLog {
   private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
   private final ReentrantLock appendLock = new ReentrantLock();
   private final ConcurrentLinkedQueue<Request> pending = new ConcurrentLinkedQueue<>();
+
+  /** Whether some caller holds the writer role (see {@link #append}). */
+  private final AtomicBoolean writerActive = new AtomicBoolean();
+
   private static final int MAX_COMBINED_BYTES = 4 << 20;
   private final Object signal = new Object();
   private final Segment.SyncObserver observer;
@@ -389,6 +394,7 @@ final class QueueLog {
     static final int DONE = 2;
     static final int FAILED = 3;
     static final int CANCELLED = 4;
+    static final int LEAD = 5; // still queued; its caller has been handed the writer role
 
     final Frames.Encoded frame;
     final Map<String, String> cp;
@@ -419,14 +425,18 @@ final class QueueLog {
   /**
    * Appends one frame holding {@code messages} and merging {@code cp} into the checkpoint map.
    *
-   * <p><b>Write combining.</b> The caller queues its encoded frame and then either takes the append
-   * lock and writes every queued frame (its own and those of callers queued meanwhile) with one
-   * write, or parks until another caller (the <em>combiner</em>) has done it. For durable frames
-   * the combiner also runs the barrier after releasing the lock ({@link Segment#syncThrough},
-   * shared with every other barrier in flight) and only then wakes their callers. So under
-   * contention one lock acquisition, one write and one fsync serve many appends, and each waiting
-   * caller is woken once, in parallel with the others, instead of handing a lock on one by one.
-   * Offsets follow queue order; each frame stays its own frame (its own CRC and checkpoints).
+   * <p><b>Write combining with one writer at a time.</b> The caller queues its encoded frame. At
+   * most one caller at a time is the <em>writer</em> ({@link #writerActive}): it takes the append
+   * lock, writes every queued frame (its own and those queued meanwhile) with one write, releases
+   * the lock, hands the writer role to one queued caller ({@link #handOff}), then runs the barrier
+   * for the durable frames it wrote ({@link Segment#syncThrough}, outside the lock, shared with
+   * every other barrier) and only then wakes their callers. Every other caller parks once, until
+   * its frame is written (and, if durable, covered by a barrier) or until it is handed the writer
+   * role. A writer that finds a barrier in flight and only durable frames queued first waits for
+   * that barrier, so that the frames queued while an fsync runs are written together and the next
+   * fsync starts as soon as the previous one ends. So under contention one lock acquisition, one
+   * write and one fsync serve many appends, and each caller parks about once per append. Offsets
+   * follow queue order; each frame stays its own frame (its own CRC and checkpoints).
    *
    * @param durable whether to return only after a barrier covers the frame
    * @param interruptible whether an interrupt that arrives before the frame was taken for writing
@@ -441,21 +451,15 @@ final class QueueLog {
     boolean interrupted = false;
     try {
       while (!r.finished()) {
-        if (appendLock.tryLock()) {
-          List<Request> written;
-          try {
-            written = combine();
-          } finally {
-            unlockAppend();
-          }
-          syncAndRelease(written);
+        int st = r.state.get();
+        if (st == Request.LEAD
+            || (st == Request.WAITING && writerActive.compareAndSet(false, true))) {
+          writeRound();
           continue;
         }
         LockSupport.park(this);
         if (Thread.interrupted()) {
-          if (interruptible && r.state.compareAndSet(Request.WAITING, Request.CANCELLED)) {
-            pending.remove(r);
-            wakeNextWriter(); // we may have been the one woken to take the lock
+          if (interruptible && cancel(r)) {
             throw new InterruptedException(
                 "interrupted before appending to queue " + queue + "; nothing was written");
           }
@@ -474,9 +478,86 @@ final class QueueLog {
   }
 
   /**
-   * Runs the barriers for durable frames a combiner wrote (outside the append lock), then wakes
-   * their callers with the outcome. Frames are in offset order; one barrier per segment covers a
-   * run of them (it is shared with any other in flight).
+   * Withdraws a request not yet taken for writing; passes the writer role on if it had been handed
+   * to this request.
+   */
+  private boolean cancel(Request r) {
+    if (r.state.compareAndSet(Request.WAITING, Request.CANCELLED)) {
+      pending.remove(r);
+      return true;
+    }
+    if (r.state.compareAndSet(Request.LEAD, Request.CANCELLED)) {
+      pending.remove(r);
+      handOff();
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * One turn as the writer (the caller holds the writer role): writes every queued frame, hands the
+   * role on, then syncs and releases the durable frames written.
+   */
+  private void writeRound() {
+    if (onlyDurableQueued()) {
+      active.awaitBarrier(); // what queues up meanwhile rides the next barrier, in one write
+    }
+    List<Request> written;
+    appendLock.lock();
+    try {
+      written = combine();
+    } finally {
+      appendLock.unlock();
+    }
+    handOff();
+    syncAndRelease(written);
+  }
+
+  /** Whether something is queued and every queued frame is durable (nobody waits for a write). */
+  private boolean onlyDurableQueued() {
+    boolean any = false;
+    for (Request q : pending) {
+      if (!q.durable) {
+        return false;
+      }
+      any = true;
+    }
+    return any;
+  }
+
+  /**
+   * Passes the writer role to the first caller still waiting, or gives it up when nobody waits. A
+   * caller queues its frame before it tries to take the role, and the role is given up before the
+   * queue is looked at again, so a queued frame never waits for nobody.
+   */
+  private void handOff() {
+    while (true) {
+      for (Request q : pending) {
+        if (q.state.compareAndSet(Request.WAITING, Request.LEAD)) {
+          wake(q);
+          return;
+        }
+      }
+      writerActive.set(false);
+      if (!anyWaiting() || !writerActive.compareAndSet(false, true)) {
+        return;
+      }
+    }
+  }
+
+  private boolean anyWaiting() {
+    for (Request q : pending) {
+      if (q.state.get() == Request.WAITING) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Runs the barriers for durable frames a writer wrote (outside the append lock), then wakes their
+   * callers with the outcome. Frames are in offset order; one barrier per segment covers a run of
+   * them (it is shared with any other in flight).
    */
   private void syncAndRelease(List<Request> written) {
     int i = 0;
@@ -513,27 +594,6 @@ final class QueueLog {
     }
   }
 
-  /** Releases the append lock and wakes a queued caller to take it, if there is one. */
-  private void unlockAppend() {
-    appendLock.unlock();
-    wakeNextWriter();
-  }
-
-  /**
-   * Unparks the first caller still waiting for its frame to be written. Called after the append
-   * lock is released and after a cancellation, so that a queued frame never waits for nobody: a
-   * caller parks only after its {@code tryLock} failed, i.e. while someone held the lock, and that
-   * holder runs this after releasing it.
-   */
-  private void wakeNextWriter() {
-    for (Request q : pending) {
-      if (q.state.get() == Request.WAITING) {
-        LockSupport.unpark(q.thread);
-        return;
-      }
-    }
-  }
-
   /**
    * Writes every queued frame; the caller holds the append lock. Non-durable frames are released at
    * once; the durable ones written are returned for {@link #syncAndRelease}.
@@ -544,7 +604,8 @@ final class QueueLog {
     int bytes = 0;
     Request r;
     while (bytes < MAX_COMBINED_BYTES && (r = pending.poll()) != null) {
-      if (r.state.compareAndSet(Request.WAITING, Request.TAKEN)) {
+      if (r.state.compareAndSet(Request.WAITING, Request.TAKEN)
+          || r.state.compareAndSet(Request.LEAD, Request.TAKEN)) {
         batch.add(r);
         bytes += r.frame.length();
       }
@@ -1258,7 +1319,7 @@ final class QueueLog {
         }
       }
     } finally {
-      unlockAppend();
+      appendLock.unlock();
     }
   }
 
@@ -1337,7 +1398,7 @@ final class QueueLog {
       state = CLOSED;
       closeAll();
     } finally {
-      unlockAppend();
+      appendLock.unlock();
     }
     wakeAll();
   }
@@ -1352,7 +1413,7 @@ final class QueueLog {
       state = DELETED;
       closeAll();
     } finally {
-      unlockAppend();
+      appendLock.unlock();
     }
     wakeAll();
   }

@@ -258,6 +258,17 @@ final class Segment {
     }
   }
 
+  /**
+   * Waits for the barrier in flight, if any, to end (without starting one). Not interruptible (an
+   * interrupt is kept for the caller).
+   */
+  void awaitBarrier() {
+    Barrier b = inFlight.get();
+    if (b != null && b != CLOSED) {
+      b.await();
+    }
+  }
+
   /** Runs one barrier; the caller installed {@code b} in {@link #inFlight}. */
   private void lead(Barrier b) {
     long covered = endOffset; // every write that completed before now

@@ -9,6 +9,7 @@ import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueStoreException;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -161,10 +163,12 @@ class GroupCommitTest {
         };
     CompletableFuture<Long> a = CompletableFuture.supplyAsync(() -> append(q, "a"), pool);
     await().atMost(Duration.ofSeconds(10)).until(() -> io.segmentForces.get() >= first);
-    CompletableFuture<Long> b = CompletableFuture.supplyAsync(() -> append(q, "b"), pool);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> q.tail(Q) == 2); // B wrote after barrier 1 began
+    Set<Thread> callers = ConcurrentHashMap.newKeySet();
+    CompletableFuture<Long> b = CompletableFuture.supplyAsync(() -> append(q, "b", callers), pool);
+    // B is blocked in its append while barrier 1 is in flight: its write comes after barrier 1
+    // began
+    // (the store writes it at once, or queues it for the write after barrier 1 ends)
+    awaitParked(callers, 1);
     release.countDown();
     assertThat(a.get(10, TimeUnit.SECONDS)).isZero();
     assertThat(catchCause(b))
@@ -189,16 +193,116 @@ class GroupCommitTest {
         };
     CompletableFuture<Long> l = CompletableFuture.supplyAsync(() -> append(q, "l"), pool);
     await().atMost(Duration.ofSeconds(10)).until(() -> io.segmentForces.get() >= first);
-    CompletableFuture<Long> a = CompletableFuture.supplyAsync(() -> append(q, "a"), pool);
-    CompletableFuture<Long> b = CompletableFuture.supplyAsync(() -> append(q, "b"), pool);
-    await().atMost(Duration.ofSeconds(10)).until(() -> q.tail(Q) == 3);
+    Set<Thread> callers = ConcurrentHashMap.newKeySet();
+    CompletableFuture<Long> a = CompletableFuture.supplyAsync(() -> append(q, "a", callers), pool);
+    CompletableFuture<Long> b = CompletableFuture.supplyAsync(() -> append(q, "b", callers), pool);
+    awaitParked(callers, 2); // both blocked while barrier 1 is in flight
     release.countDown();
     assertThat(l.get(10, TimeUnit.SECONDS)).isZero();
-    // one of A and B led barrier 2 and failed; the other waited on it: it must fail too, although
-    // any fsync after the failure (barrier 3) would succeed
+    // barrier 2 covers A and B (written together, or one leading it and the other waiting on it)
+    // and fails: both must fail, although any fsync after the failure (barrier 3) would succeed.
+    // The same rule between two separate barrier callers: segmentWaiterOnAFailedBarrier... below.
     assertThat(catchCause(a)).isInstanceOf(QueueStoreException.class);
     assertThat(catchCause(b)).isInstanceOf(QueueStoreException.class);
     assertThat(io.segmentForces.get()).as("nobody retried a poisoned barrier").isEqualTo(first + 1);
+  }
+
+  // The same rules at the barrier itself (Segment#syncThrough), with writes recorded between
+  // barriers by the test: the store's append path decides when frames are written, these pin
+  // what any interleaving of writes and barriers must give.
+
+  private Segment segmentWithFrames(int frames) throws IOException {
+    Files.createDirectories(tmp);
+    Segment seg =
+        new Segment(
+            0,
+            tmp,
+            new Segment.SyncObserver() {
+              @Override
+              public void synced() {}
+
+              @Override
+              public void syncFailed(IOException e) {}
+            });
+    seg.activate(io.openWritable(seg.logFile, true), 0, 0);
+    for (int i = 0; i < frames; i++) {
+      writeFrame(seg);
+    }
+    return seg;
+  }
+
+  /** Records a one-record frame written at the end of the segment. */
+  private static void writeFrame(Segment seg) {
+    seg.recordAppend(seg.endOffset, 1, 100, 0, 0, 4096, 1000);
+  }
+
+  private Future<Void> syncThrough(Segment seg, long target, Set<Thread> callers) {
+    return pool.submit(
+        () -> {
+          callers.add(Thread.currentThread());
+          seg.syncThrough(target);
+          return null;
+        });
+  }
+
+  @Test
+  void segmentWaiterNeverInheritsSuccessFromABarrierThatBeganBeforeItsWrite() throws Exception {
+    Segment seg = segmentWithFrames(1); // A's write: offset 0
+    CountDownLatch release = new CountDownLatch(1);
+    io.beforeForce =
+        (f, n) -> {
+          if (n == 1) {
+            awaitQuietly(release); // barrier 1 in flight, covering only A's write
+          } else if (n == 2) {
+            throw new IOException("injected fsync failure #" + n);
+          }
+        };
+    Future<Void> a = syncThrough(seg, 1, ConcurrentHashMap.newKeySet());
+    await().atMost(Duration.ofSeconds(10)).until(() -> io.segmentForces.get() >= 1);
+    writeFrame(seg); // B's write (offset 1) after barrier 1 began
+    Set<Thread> waiters = ConcurrentHashMap.newKeySet();
+    Future<Void> b = syncThrough(seg, 2, waiters);
+    awaitParkedIn(waiters, 1, Segment.class); // B waits on barrier 1
+    release.countDown();
+    a.get(10, TimeUnit.SECONDS);
+    assertThat(catchCause(b))
+        .as("B may not return on barrier 1; barrier 2, its own, failed")
+        .isInstanceOf(IOException.class);
+    assertThat(io.segmentForces.get()).isEqualTo(2);
+    seg.closeWriter();
+  }
+
+  @Test
+  void segmentWaiterOnAFailedBarrierFailsEvenIfALaterFsyncWorks() throws Exception {
+    Segment seg = segmentWithFrames(1); // L's write: offset 0
+    CountDownLatch release = new CountDownLatch(1);
+    io.beforeForce =
+        (f, n) -> {
+          if (n == 1) {
+            awaitQuietly(release); // barrier 1 (leader L) in flight while A and B write
+          } else if (n == 2) {
+            throw new IOException("injected fsync failure #" + n); // barrier 2 covers A and B
+          }
+        };
+    Future<Void> l = syncThrough(seg, 1, ConcurrentHashMap.newKeySet());
+    await().atMost(Duration.ofSeconds(10)).until(() -> io.segmentForces.get() >= 1);
+    writeFrame(seg); // A: offset 1
+    writeFrame(seg); // B: offset 2
+    Set<Thread> waiters = ConcurrentHashMap.newKeySet();
+    Future<Void> a = syncThrough(seg, 2, waiters);
+    Future<Void> b = syncThrough(seg, 3, waiters);
+    awaitParkedIn(waiters, 2, Segment.class); // both wait on barrier 1
+    release.countDown();
+    l.get(10, TimeUnit.SECONDS);
+    // one of A and B leads barrier 2 and fails; the other waits on it and must fail too
+    assertThat(catchCause(a)).isInstanceOf(IOException.class);
+    assertThat(catchCause(b)).isInstanceOf(IOException.class);
+    assertThat(io.segmentForces.get()).as("nobody retried a poisoned barrier").isEqualTo(2);
+    assertThatThrownBy(() -> seg.syncThrough(3))
+        .as("still poisoned after the fact")
+        .isInstanceOf(IOException.class);
+    assertThat(io.segmentForces.get()).isEqualTo(2);
+    seg.closeWriter();
   }
 
   @Test
@@ -272,7 +376,7 @@ class GroupCommitTest {
     }
   }
 
-  private static Throwable catchCause(CompletableFuture<?> f) throws InterruptedException {
+  private static Throwable catchCause(Future<?> f) throws InterruptedException {
     try {
       f.get(10, TimeUnit.SECONDS);
       return null;
@@ -281,6 +385,40 @@ class GroupCommitTest {
     } catch (java.util.concurrent.TimeoutException e) {
       throw new AssertionError("timed out", e);
     }
+  }
+
+  /** An append from a pool thread that records the thread, so a test can see it blocked. */
+  private static long append(DurableQueueStore q, String text, Set<Thread> callers) {
+    callers.add(Thread.currentThread());
+    return append(q, text);
+  }
+
+  /** Waits until {@code n} recorded callers are parked (blocked inside their append). */
+  private static void awaitParked(Set<Thread> callers, int n) {
+    awaitParkedIn(callers, n, QueueLog.class);
+  }
+
+  /** Waits until {@code n} recorded callers are parked inside {@code where}. */
+  private static void awaitParkedIn(Set<Thread> callers, int n, Class<?> where) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                callers.size() == n
+                    && callers.stream()
+                        .allMatch(
+                            t ->
+                                t.getState() == Thread.State.WAITING
+                                    && isIn(t.getStackTrace(), where)));
+  }
+
+  private static boolean isIn(StackTraceElement[] stack, Class<?> where) {
+    for (StackTraceElement e : stack) {
+      if (e.getClassName().equals(where.getName())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void awaitQuietly(CountDownLatch latch) throws IOException {
