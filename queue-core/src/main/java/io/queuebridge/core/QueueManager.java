@@ -28,6 +28,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.IntConsumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -834,28 +835,7 @@ public final class QueueManager {
       throw new IllegalArgumentException("empty batch for durable stream " + queue);
     }
     QueueConfig stored = checkExactTarget(queue);
-    List<Message> bases = new ArrayList<>(batch.size());
-    for (PublishRequest request : batch) {
-      Message base = normalise(Objects.requireNonNull(request, "batch element"));
-      checkSize(stored, base.size());
-      bases.add(base);
-    }
-    if (Thread.interrupted()) {
-      throw new InterruptedException("interrupted before the append to " + queue);
-    }
-    Instant now = clock.instant();
-    List<Message> messages = new ArrayList<>(bases.size());
-    for (Message base : bases) {
-      messages.add(newMessage(base, stored, now));
-    }
-    long first;
-    try {
-      first = queues.appendBatchAndSync(queue, messages, marks);
-    } catch (RuntimeException e) {
-      throw wrap(queue, "durable batch append to queue " + queue, e);
-    }
-    deliveryScheduler.schedule(queue);
-    return first;
+    return appendBatchAndSync(queue, stored, batch, marks, size -> {});
   }
 
   /**
@@ -898,18 +878,41 @@ public final class QueueManager {
     if (!queues.supportsDurableSync()) {
       throw new DurableSyncUnsupportedException(queue, storage.description());
     }
+    return appendBatchAndSync(
+        queue,
+        stored,
+        batch,
+        marks,
+        size -> {
+          if (!stored.isStream()) {
+            long depth = queues.count(queue);
+            if (depth + size > stored.maxDepth()) {
+              throw new QueueFullException(queue, depth, stored.maxDepth());
+            }
+          }
+        });
+  }
+
+  /**
+   * The common part of {@link #publishBatchToDurableStream} and {@link #publishBatchDurably}:
+   * normalises and size-checks every message, runs {@code admit} with the batch size (it throws to
+   * refuse the batch), then stamps the messages and appends them with one barrier. Nothing is
+   * written unless every check passed.
+   */
+  private long appendBatchAndSync(
+      String queue,
+      QueueConfig stored,
+      List<PublishRequest> batch,
+      Map<String, String> marks,
+      IntConsumer admit)
+      throws InterruptedException {
     List<Message> bases = new ArrayList<>(batch.size());
     for (PublishRequest request : batch) {
       Message base = normalise(Objects.requireNonNull(request, "batch element"));
       checkSize(stored, base.size());
       bases.add(base);
     }
-    if (!stored.isStream()) {
-      long depth = queues.count(queue);
-      if (depth + bases.size() > stored.maxDepth()) {
-        throw new QueueFullException(queue, depth, stored.maxDepth());
-      }
-    }
+    admit.accept(bases.size());
     if (Thread.interrupted()) {
       throw new InterruptedException("interrupted before the append to " + queue);
     }
