@@ -4,9 +4,8 @@ import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueStoreException;
-import io.queuebridge.core.ReservedQueueException;
 import io.queuebridge.core.store.DurableQueueStore;
-import io.queuebridge.core.topic.TopicFilters;
+import io.queuebridge.core.store.StoreChecks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,9 +50,7 @@ final class FileQueueStore implements DurableQueueStore {
 
   @Override
   public void createQueue(QueueConfig config) {
-    Objects.requireNonNull(config, "config");
-    storage.checkOpen();
-    config.validate();
+    StoreChecks.checkCreate(config, storage::checkOpen);
     String encoded = Names.encode("queue name", config.name());
     synchronized (storage.adminLock) {
       storage.checkOpen();
@@ -107,11 +104,7 @@ final class FileQueueStore implements DurableQueueStore {
 
   @Override
   public void updateQueue(QueueConfig config) {
-    Objects.requireNonNull(config, "config");
-    storage.checkOpen();
-    for (String filter : config.topics()) {
-      TopicFilters.validateFilter(filter);
-    }
+    StoreChecks.checkUpdate(config, storage::checkOpen);
     synchronized (storage.adminLock) {
       FileStorage.QueueEntry e = storage.entry(config.name());
       try {
@@ -129,9 +122,7 @@ final class FileQueueStore implements DurableQueueStore {
   public void deleteQueue(String name) {
     synchronized (storage.adminLock) {
       FileStorage.QueueEntry e = storage.entry(name);
-      if (e.config.reserved()) {
-        throw new ReservedQueueException(name);
-      }
+      StoreChecks.checkDeletable(e.config);
       storage.queues.remove(name);
       storage.index.removeQueue(name);
       e.log.delete();
@@ -166,13 +157,13 @@ final class FileQueueStore implements DurableQueueStore {
 
   @Override
   public long appendBatch(String queue, List<Message> messages) {
-    return appendUninterruptibly(queue, checkBatch(queue, messages), Map.of(), false);
+    return appendUninterruptibly(queue, StoreChecks.checkBatch(queue, messages), Map.of(), false);
   }
 
   @Override
   public long appendAndSync(String queue, Message message) throws InterruptedException {
     Objects.requireNonNull(message, "message");
-    checkNotInterrupted(queue);
+    StoreChecks.checkNotInterrupted(queue);
     return storage.entry(queue).log.append(List.of(message), Map.of(), true, true);
   }
 
@@ -180,9 +171,9 @@ final class FileQueueStore implements DurableQueueStore {
   public long appendBatchAndSync(
       String queue, List<Message> messages, Map<String, String> checkpoints)
       throws InterruptedException {
-    List<Message> batch = checkBatch(queue, messages);
+    List<Message> batch = StoreChecks.checkBatch(queue, messages);
     Map<String, String> cp = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
-    checkNotInterrupted(queue);
+    StoreChecks.checkNotInterrupted(queue);
     return storage.entry(queue).log.append(batch, cp, true, true);
   }
 
@@ -219,10 +210,7 @@ final class FileQueueStore implements DurableQueueStore {
 
   @Override
   public List<Message> readBatch(String queue, long start, int limit) {
-    if (limit <= 0) {
-      throw new IllegalArgumentException(
-          "limit must be > 0 to read queue " + queue + ", got " + limit);
-    }
+    StoreChecks.checkReadLimit(queue, limit);
     return storage.entry(queue).log.readBatch(start, limit);
   }
 
@@ -265,10 +253,7 @@ final class FileQueueStore implements DurableQueueStore {
    */
   @Override
   public OptionalLong sizeOffset(String queue, long retentionBytes) {
-    if (retentionBytes < 0) {
-      throw new IllegalArgumentException(
-          "retentionBytes must be >= 0 for queue " + queue + ", got " + retentionBytes);
-    }
+    StoreChecks.checkRetentionBytes(queue, retentionBytes);
     return OptionalLong.of(storage.entry(queue).log.sizeOffset(retentionBytes));
   }
 
@@ -288,20 +273,5 @@ final class FileQueueStore implements DurableQueueStore {
   @Override
   public String toString() {
     return storage.description();
-  }
-
-  private static List<Message> checkBatch(String queue, List<Message> messages) {
-    Objects.requireNonNull(messages, "messages");
-    if (messages.isEmpty()) {
-      throw new IllegalArgumentException("cannot append an empty batch to queue " + queue);
-    }
-    return List.copyOf(messages);
-  }
-
-  private static void checkNotInterrupted(String queue) throws InterruptedException {
-    if (Thread.interrupted()) {
-      throw new InterruptedException(
-          "interrupted before appending to queue " + queue + "; nothing was written");
-    }
   }
 }

@@ -1,11 +1,11 @@
 package io.queuebridge.core.store.file;
 
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.PendingEntryNotFoundException;
 import io.queuebridge.core.QueueStoreException;
 import io.queuebridge.core.StoreCorruptedException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.GroupTable;
 import io.queuebridge.core.store.PendingEntry;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,17 +103,8 @@ final class GroupLog {
   private QueueStoreException broken;
   private final ByteSink sink = new ByteSink(256);
 
-  // state
-  private String pattern;
-  private GroupMode mode;
-  private boolean autoCommit;
-  private long cursor;
-  private long committed;
-  private final TreeMap<Long, PendingEntry> pending = new TreeMap<>();
-  private final Map<String, ConsumerInfo> consumers = new HashMap<>();
-  private Instant createdAt;
-  private Instant updatedAt;
-  private ConsumerGroupState snapshot;
+  /** The state and the rules of every change (shared with the memory store); null until loaded. */
+  private GroupTable table;
 
   private GroupLog(String queue, String id, Path file, StoreIo io, boolean syncAlways) {
     this.queue = queue;
@@ -227,154 +217,84 @@ final class GroupLog {
 
   /** Applies one decoded record; returns the log (with the id set by the first snapshot). */
   private GroupLog apply(int type, ByteSource src) {
-    switch (type) {
-      case SNAPSHOT -> {
-        String gid = src.getString();
-        GroupLog target = this.id == null ? new GroupLog(queue, gid, file, io, syncAlways) : this;
-        if (!gid.equals(target.id)) {
-          throw new FormatException(
-              "snapshot of group " + gid + " in the log of " + target.id, src.position());
-        }
-        target.pattern = src.getString();
-        int m = src.getByte();
-        if (m != 0 && m != 1) {
-          throw new FormatException("unknown group mode " + m, src.position() - 1);
-        }
-        target.mode = m == 0 ? GroupMode.QUEUE : GroupMode.STREAM;
-        target.autoCommit = src.getByte() != 0;
-        target.cursor = src.getLong();
-        target.committed = src.getLong();
-        target.createdAt = instant(src);
-        target.updatedAt = instant(src);
-        target.pending.clear();
-        int n = count(src);
-        for (int i = 0; i < n; i++) {
-          PendingEntry e = entry(src);
-          target.pending.put(e.offset(), e);
-        }
-        target.consumers.clear();
-        int k = count(src);
-        for (int i = 0; i < k; i++) {
-          String key = src.getString();
-          target.consumers.put(key, consumer(src));
-        }
-        target.snapshot = null;
-        return target;
+    if (type == SNAPSHOT) {
+      String gid = src.getString();
+      GroupLog target = this.id == null ? new GroupLog(queue, gid, file, io, syncAlways) : this;
+      if (!gid.equals(target.id)) {
+        throw new FormatException(
+            "snapshot of group " + gid + " in the log of " + target.id, src.position());
       }
-      case PENDING_PUT -> {
-        updatedAt = instant(src);
-        PendingEntry e = entry(src);
-        pending.put(e.offset(), e);
-      }
-      case PENDING_REMOVE -> {
-        updatedAt = instant(src);
-        pending.remove(src.getLong());
-      }
-      case CURSOR -> {
-        updatedAt = instant(src);
-        cursor = src.getLong();
-      }
-      case COMMITTED -> {
-        updatedAt = instant(src);
-        committed = src.getLong();
-        cursor = src.getLong();
-      }
-      case CONSUMER_PUT -> {
-        updatedAt = instant(src);
-        String key = src.getString();
-        consumers.put(key, consumer(src));
-      }
-      case CONSUMER_REMOVE -> {
-        updatedAt = instant(src);
-        consumers.remove(src.getString());
-      }
-      case CLAIM -> {
-        updatedAt = instant(src);
-        cursor = src.getLong();
-        int n = count(src);
-        for (int i = 0; i < n; i++) {
-          PendingEntry e = entry(src);
-          pending.put(e.offset(), e);
-        }
-      }
-      case ACK -> {
-        updatedAt = instant(src);
-        pending.remove(src.getLong());
-        committed = src.getLong();
-        cursor = src.getLong();
-      }
-      default -> throw new FormatException("unknown record type " + type, src.position() - 1);
+      target.load(readSnapshotBody(src, queue, gid));
+      return target;
     }
-    snapshot = null;
+    if (type < PENDING_PUT || type > ACK) {
+      throw new FormatException("unknown record type " + type, src.position() - 1);
+    }
+    GroupTable t = table;
+    Instant at = instant(src);
+    switch (type) {
+      case PENDING_PUT -> t.putPending(entry(src), at);
+      case PENDING_REMOVE -> t.removePending(src.getLong(), at);
+      case CURSOR -> t.setCursor(src.getLong(), at);
+      case COMMITTED -> t.setCommitted(src.getLong(), src.getLong(), at);
+      case CONSUMER_PUT -> {
+        src.getString(); // the key: the consumer's id
+        t.putConsumer(consumer(src), at);
+      }
+      case CONSUMER_REMOVE -> t.removeConsumer(src.getString(), at);
+      case CLAIM -> {
+        long newCursor = src.getLong();
+        int n = count(src);
+        List<PendingEntry> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+          entries.add(entry(src));
+        }
+        t.claim(entries, newCursor, at);
+      }
+      case ACK -> t.apply(new GroupTable.Ack(src.getLong(), src.getLong(), src.getLong(), at));
+      default -> throw new AssertionError("record type " + type);
+    }
     return this;
   }
 
   private void load(ConsumerGroupState g) {
-    pattern = g.pattern();
-    mode = g.mode();
-    autoCommit = g.autoCommit();
-    cursor = g.cursor();
-    committed = g.committed();
-    createdAt = g.createdAt();
-    updatedAt = g.updatedAt();
-    pending.clear();
-    for (PendingEntry e : g.pending()) {
-      pending.put(e.offset(), e);
+    if (table == null) {
+      table = new GroupTable(g);
+    } else {
+      table.set(g);
     }
-    consumers.clear();
-    consumers.putAll(g.consumers());
-    snapshot = g;
   }
 
   // ---------------------------------------------------------------- reads
 
   synchronized ConsumerGroupState state() {
     checkOpen();
-    if (snapshot == null) {
-      snapshot =
-          new ConsumerGroupState(
-              queue,
-              id,
-              pattern,
-              mode,
-              autoCommit,
-              cursor,
-              committed,
-              new ArrayList<>(pending.values()),
-              consumers,
-              createdAt,
-              updatedAt);
-    }
-    return snapshot;
+    return table.snapshot();
   }
 
   synchronized List<PendingEntry> pendingOf(String consumerId) {
     checkOpen();
-    List<PendingEntry> out = new ArrayList<>();
-    for (PendingEntry e : pending.values()) {
-      if (e.consumerId().equals(consumerId)) {
-        out.add(e);
-      }
-    }
-    return out;
+    return table.pendingOf(consumerId);
   }
 
   synchronized List<PendingEntry> allPending() {
     checkOpen();
-    return List.copyOf(pending.values());
+    return table.allPending();
   }
 
   synchronized java.util.Optional<PendingEntry> pendingAt(long offset) {
     checkOpen();
-    return java.util.Optional.ofNullable(pending.get(offset));
+    return table.pendingAt(offset);
   }
 
   synchronized List<ConsumerInfo> consumerList() {
     checkOpen();
-    return List.copyOf(consumers.values());
+    return table.consumerList();
   }
 
   // ---------------------------------------------------------------- changes
+  // Each checks with the table (which throws the documented error), writes one record, then applies
+  // the change to the table: a refused or failed call changes nothing.
 
   synchronized void replace(ConsumerGroupState g) {
     checkWritable();
@@ -387,61 +307,42 @@ final class GroupLog {
 
   synchronized void addPending(PendingEntry e) {
     checkWritable();
-    begin(PENDING_PUT);
-    instant(sink, e.claimedAt());
-    entry(sink, e);
-    commit();
-    pending.put(e.offset(), e);
-    updatedAt = e.claimedAt();
-    changed();
+    putPending(e, e.claimedAt());
   }
 
   synchronized void removePending(String consumerId, long offset) {
     checkWritable();
-    PendingEntry e = pending.get(offset);
-    if (e == null || !e.consumerId().equals(consumerId)) {
-      throw new PendingEntryNotFoundException(queue, id, consumerId, offset);
-    }
+    table.held(consumerId, offset);
+    Instant at = table.updatedAt();
     begin(PENDING_REMOVE);
-    instant(sink, updatedAt);
+    instant(sink, at);
     sink.putLong(offset);
     commit();
-    pending.remove(offset);
+    table.removePending(offset, at);
     changed();
   }
 
   synchronized void updatePending(PendingEntry e) {
     checkWritable();
-    if (!pending.containsKey(e.offset())) {
-      throw new PendingEntryNotFoundException(queue, id, e.consumerId(), e.offset());
-    }
-    begin(PENDING_PUT);
-    instant(sink, e.claimedAt());
-    entry(sink, e);
-    commit();
-    pending.put(e.offset(), e);
-    updatedAt = e.claimedAt();
-    changed();
+    table.checkPending(e);
+    putPending(e, e.claimedAt());
   }
 
   synchronized PendingEntry transferPending(
       long offset, String from, String to, Instant now, Duration visibility) {
     checkWritable();
-    PendingEntry e = pending.get(offset);
-    if (e == null || !e.consumerId().equals(from)) {
-      throw new PendingEntryNotFoundException(queue, id, from, offset);
-    }
-    PendingEntry moved =
-        new PendingEntry(
-            offset, to, now, e.deliveryCount() + 1, e.firstClaimedAt(), now.plus(visibility));
-    begin(PENDING_PUT);
-    instant(sink, now);
-    entry(sink, moved);
-    commit();
-    pending.put(offset, moved);
-    updatedAt = now;
-    changed();
+    PendingEntry moved = table.transfer(offset, from, to, now, visibility);
+    putPending(moved, now);
     return moved;
+  }
+
+  private void putPending(PendingEntry e, Instant at) {
+    begin(PENDING_PUT);
+    instant(sink, at);
+    entry(sink, e);
+    commit();
+    table.putPending(e, at);
+    changed();
   }
 
   /** {@code addPending} of each entry, then {@code updateCursor}, as one record. */
@@ -454,47 +355,26 @@ final class GroupLog {
       entry(sink, e);
     }
     commit();
-    for (PendingEntry e : entries) {
-      pending.put(e.offset(), e);
-    }
-    cursor = newCursor;
-    updatedAt = now;
+    table.claim(entries, newCursor, now);
     changed();
   }
 
   /**
    * Removes the entry {@code consumerId} holds at {@code offset} with {@code deliveryCount}, and
-   * raises the committed offset to the lowest offset still pending (or the cursor), as one record.
+   * raises the committed offset ({@link GroupTable#acknowledgement}), as one record.
    *
    * @return the committed offset afterwards
    */
   synchronized long acknowledge(String consumerId, long offset, int deliveryCount, Instant now) {
     checkWritable();
-    PendingEntry e = pending.get(offset);
-    if (e == null || !e.consumerId().equals(consumerId) || e.deliveryCount() != deliveryCount) {
-      throw new PendingEntryNotFoundException(queue, id, consumerId, offset);
-    }
-    long target = cursor;
-    for (Long o : pending.keySet()) {
-      if (o != offset) {
-        target = o; // the lowest other pending offset
-        break;
-      }
-    }
-    target = Math.max(target, committed);
-    boolean moves = target > committed;
-    Instant newUpdatedAt = moves ? now : updatedAt;
-    long newCursor = moves ? Math.max(cursor, target) : cursor;
+    GroupTable.Ack ack = table.acknowledgement(consumerId, offset, deliveryCount, now);
     begin(ACK);
-    instant(sink, newUpdatedAt);
-    sink.putLong(offset).putLong(target).putLong(newCursor);
+    instant(sink, ack.updatedAt());
+    sink.putLong(offset).putLong(ack.committed()).putLong(ack.cursor());
     commit();
-    pending.remove(offset);
-    committed = target;
-    cursor = newCursor;
-    updatedAt = newUpdatedAt;
+    table.apply(ack);
     changed();
-    return target;
+    return ack.committed();
   }
 
   synchronized void updateCursor(long newCursor, Instant now) {
@@ -503,21 +383,18 @@ final class GroupLog {
     instant(sink, now);
     sink.putLong(newCursor);
     commit();
-    cursor = newCursor;
-    updatedAt = now;
+    table.setCursor(newCursor, now);
     changed();
   }
 
   synchronized void updateCommitted(long newCommitted, Instant now) {
     checkWritable();
-    long newCursor = Math.max(cursor, newCommitted);
+    long newCursor = Math.max(table.cursor(), newCommitted);
     begin(COMMITTED);
     instant(sink, now);
     sink.putLong(newCommitted).putLong(newCursor);
     commit();
-    committed = newCommitted;
-    cursor = newCursor;
-    updatedAt = now;
+    table.setCommitted(newCommitted, newCursor, now);
     changed();
   }
 
@@ -528,26 +405,25 @@ final class GroupLog {
     sink.putString(c.id());
     consumer(sink, c);
     commit();
-    consumers.put(c.id(), c);
-    updatedAt = c.lastHeartbeat();
+    table.putConsumer(c, c.lastHeartbeat());
     changed();
   }
 
   synchronized void unregisterConsumer(String consumerId) {
     checkWritable();
-    if (!consumers.containsKey(consumerId)) {
+    if (!table.hasConsumer(consumerId)) {
       return;
     }
+    Instant at = table.updatedAt();
     begin(CONSUMER_REMOVE);
-    instant(sink, updatedAt);
+    instant(sink, at);
     sink.putString(consumerId);
     commit();
-    consumers.remove(consumerId);
+    table.removeConsumer(consumerId, at);
     changed();
   }
 
   private void changed() {
-    snapshot = null;
     maybeCompact();
   }
 
@@ -623,11 +499,11 @@ final class GroupLog {
 
   /** Replaces the file by a header and one snapshot (tmp, fsync, rename, fsync directory). */
   private void rewrite() throws IOException {
-    ByteSink s = new ByteSink(HEADER + 128 + pending.size() * 64);
+    ByteSink s = new ByteSink(HEADER + 128 + table.pendingCount() * 64);
     s.putInt(MAGIC).putShort(VERSION).putShort(0).putLong(0);
     int recordAt = s.position();
     s.skip(8).putByte(SNAPSHOT);
-    writeSnapshotBody(s, id, state0());
+    writeSnapshotBody(s, id, table.snapshot());
     int len = s.position() - recordAt - 8;
     CRC32C c = new CRC32C();
     c.update(s.array(), recordAt + 8, len);
@@ -649,21 +525,6 @@ final class GroupLog {
     if (old != null) {
       old.close();
     }
-  }
-
-  private ConsumerGroupState state0() {
-    return new ConsumerGroupState(
-        queue,
-        id,
-        pattern,
-        mode,
-        autoCommit,
-        cursor,
-        committed,
-        new ArrayList<>(pending.values()),
-        consumers,
-        createdAt,
-        updatedAt);
   }
 
   /** Background fsync of a dirty log. */
@@ -743,6 +604,42 @@ final class GroupLog {
       s.putString(e.getKey());
       consumer(s, e.getValue());
     }
+  }
+
+  private static ConsumerGroupState readSnapshotBody(ByteSource src, String queue, String id) {
+    String pattern = src.getString();
+    int m = src.getByte();
+    if (m != 0 && m != 1) {
+      throw new FormatException("unknown group mode " + m, src.position() - 1);
+    }
+    boolean autoCommit = src.getByte() != 0;
+    long cursor = src.getLong();
+    long committed = src.getLong();
+    Instant createdAt = instant(src);
+    Instant updatedAt = instant(src);
+    int n = count(src);
+    List<PendingEntry> pending = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      pending.add(entry(src));
+    }
+    int k = count(src);
+    Map<String, ConsumerInfo> consumers = new HashMap<>();
+    for (int i = 0; i < k; i++) {
+      String key = src.getString();
+      consumers.put(key, consumer(src));
+    }
+    return new ConsumerGroupState(
+        queue,
+        id,
+        pattern,
+        m == 0 ? GroupMode.QUEUE : GroupMode.STREAM,
+        autoCommit,
+        cursor,
+        committed,
+        pending,
+        consumers,
+        createdAt,
+        updatedAt);
   }
 
   private static void instant(ByteSink s, Instant t) {

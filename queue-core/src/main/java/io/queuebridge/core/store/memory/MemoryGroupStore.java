@@ -2,29 +2,28 @@ package io.queuebridge.core.store.memory;
 
 import io.queuebridge.core.ConsumerGroupExistsException;
 import io.queuebridge.core.GroupNotFoundException;
-import io.queuebridge.core.PendingEntryNotFoundException;
 import io.queuebridge.core.QueueNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.GroupTable;
 import io.queuebridge.core.store.PendingEntry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * The consumer-group half of {@link MemoryStorage} (SEMANTICS B §2.3).
  *
- * <p><b>Layout.</b> Each group is a mutable {@link GroupData} kept per queue in a concurrent map;
- * its pending entries live in a {@link PendingLog} sorted by offset, so a claim, an ack or a
- * transfer changes one entry in O(log n) (O(1) amortised at either end) instead of copying the
- * whole pending list. {@link #findGroup} and the other reads hand out an immutable {@link
- * ConsumerGroupState} snapshot, built on the first read after a change and cached until the next.
+ * <p><b>Layout.</b> Each group is a mutable {@link GroupTable} (shared with the file store: the
+ * state and the rules of every change) kept per queue in a concurrent map ({@link GroupData}); a
+ * claim, an ack or a transfer changes one entry in O(log n) (O(1) amortised at either end) instead
+ * of copying the whole pending list. {@link #findGroup} and the other reads hand out an immutable
+ * {@link ConsumerGroupState} snapshot, built on the first read after a change and cached until the
+ * next.
  *
  * <p><b>Atomicity.</b> Every method, the conveniences and the bulk steps ({@link #claimPending},
  * {@link #acknowledgePending}) included, reads, checks and changes its group under the group's
@@ -63,7 +62,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
       return Optional.empty();
     }
     synchronized (d) {
-      return d.deleted ? Optional.empty() : Optional.of(d.snapshot());
+      return d.deleted ? Optional.empty() : Optional.of(d.table.snapshot());
     }
   }
 
@@ -71,8 +70,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
   public ConsumerGroupState getGroup(String queue, String groupId) {
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      return d.snapshot();
+      return d.live().snapshot();
     }
   }
 
@@ -81,8 +79,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(group, "group");
     GroupData d = data(group.queue(), group.id());
     synchronized (d) {
-      d.checkLive();
-      d.set(group);
+      d.live().set(group);
     }
   }
 
@@ -110,7 +107,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     for (GroupData d : q.groups.values()) {
       synchronized (d) {
         if (!d.deleted) {
-          out.add(d.snapshot());
+          out.add(d.table.snapshot());
         }
       }
     }
@@ -122,10 +119,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(entry, "entry");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      d.pending.put(entry);
-      d.updatedAt = entry.claimedAt();
-      d.changed();
+      d.live().putPending(entry, entry.claimedAt());
     }
   }
 
@@ -134,13 +128,9 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(consumerId, "consumerId");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      PendingEntry e = d.pending.get(offset);
-      if (e == null || !e.consumerId().equals(consumerId)) {
-        throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
-      }
-      d.pending.remove(offset);
-      d.changed();
+      GroupTable t = d.live();
+      t.held(consumerId, offset);
+      t.removePending(offset, t.updatedAt());
     }
   }
 
@@ -149,13 +139,9 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(entry, "entry");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      if (d.pending.get(entry.offset()) == null) {
-        throw new PendingEntryNotFoundException(queue, groupId, entry.consumerId(), entry.offset());
-      }
-      d.pending.put(entry);
-      d.updatedAt = entry.claimedAt();
-      d.changed();
+      GroupTable t = d.live();
+      t.checkPending(entry);
+      t.putPending(entry, entry.claimedAt());
     }
   }
 
@@ -174,17 +160,9 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(visibility, "visibility");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      PendingEntry e = d.pending.get(offset);
-      if (e == null || !e.consumerId().equals(from)) {
-        throw new PendingEntryNotFoundException(queue, groupId, from, offset);
-      }
-      PendingEntry moved =
-          new PendingEntry(
-              offset, to, now, e.deliveryCount() + 1, e.firstClaimedAt(), now.plus(visibility));
-      d.pending.put(moved);
-      d.updatedAt = now;
-      d.changed();
+      GroupTable t = d.live();
+      PendingEntry moved = t.transfer(offset, from, to, now, visibility);
+      t.putPending(moved, now);
       return moved;
     }
   }
@@ -193,8 +171,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
   public Optional<PendingEntry> findPending(String queue, String groupId, long offset) {
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      return Optional.ofNullable(d.pending.get(offset));
+      return d.live().pendingAt(offset);
     }
   }
 
@@ -209,13 +186,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     }
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      for (PendingEntry e : entries) {
-        d.pending.put(e);
-      }
-      d.cursor = cursor;
-      d.updatedAt = now;
-      d.changed();
+      d.live().claim(entries, cursor, now);
     }
   }
 
@@ -232,35 +203,28 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(now, "now");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      PendingEntry e = d.pending.get(offset);
-      if (e == null || !e.consumerId().equals(consumerId) || e.deliveryCount() != deliveryCount) {
-        throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
-      }
-      d.pending.remove(offset);
-      PendingEntry lowest = d.pending.first();
-      long target = lowest == null ? d.cursor : lowest.offset();
-      if (target > d.committed) {
-        d.committed = target;
-        if (target > d.cursor) {
-          d.cursor = target;
-        }
-        d.updatedAt = now;
-      }
-      d.changed();
-      return d.committed;
+      GroupTable t = d.live();
+      GroupTable.Ack ack = t.acknowledgement(consumerId, offset, deliveryCount, now);
+      t.apply(ack);
+      return ack.committed();
     }
   }
 
   @Override
   public List<PendingEntry> getPending(String queue, String groupId, String consumerId) {
     Objects.requireNonNull(consumerId, "consumerId");
-    return getGroup(queue, groupId).pendingOf(consumerId);
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      return d.live().pendingOf(consumerId);
+    }
   }
 
   @Override
   public List<PendingEntry> getAllPending(String queue, String groupId) {
-    return getGroup(queue, groupId).pending();
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      return d.live().allPending();
+    }
   }
 
   @Override
@@ -268,10 +232,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(now, "now");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      d.cursor = cursor;
-      d.updatedAt = now;
-      d.changed();
+      d.live().setCursor(cursor, now);
     }
   }
 
@@ -280,13 +241,8 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(now, "now");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      d.committed = committed;
-      if (committed > d.cursor) {
-        d.cursor = committed;
-      }
-      d.updatedAt = now;
-      d.changed();
+      GroupTable t = d.live();
+      t.setCommitted(committed, Math.max(t.cursor(), committed), now);
     }
   }
 
@@ -295,12 +251,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(consumer, "consumer");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      Map<String, ConsumerInfo> next = new HashMap<>(d.consumers);
-      next.put(consumer.id(), consumer);
-      d.consumers = Map.copyOf(next);
-      d.updatedAt = consumer.lastHeartbeat();
-      d.changed();
+      d.live().putConsumer(consumer, consumer.lastHeartbeat());
     }
   }
 
@@ -310,14 +261,8 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(consumerId, "consumerId");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      if (!d.consumers.containsKey(consumerId)) {
-        return;
-      }
-      Map<String, ConsumerInfo> next = new HashMap<>(d.consumers);
-      next.remove(consumerId);
-      d.consumers = Map.copyOf(next);
-      d.changed();
+      GroupTable t = d.live();
+      t.removeConsumer(consumerId, t.updatedAt());
     }
   }
 
@@ -325,8 +270,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
   public List<ConsumerInfo> listConsumers(String queue, String groupId) {
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      d.checkLive();
-      return List.copyOf(d.consumers.values());
+      return d.live().consumerList();
     }
   }
 

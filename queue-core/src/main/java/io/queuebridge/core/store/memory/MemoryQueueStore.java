@@ -4,9 +4,8 @@ import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueNotFoundException;
-import io.queuebridge.core.ReservedQueueException;
 import io.queuebridge.core.store.DurableQueueStore;
-import io.queuebridge.core.topic.TopicFilters;
+import io.queuebridge.core.store.StoreChecks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -41,9 +40,7 @@ final class MemoryQueueStore implements DurableQueueStore {
 
   @Override
   public void createQueue(QueueConfig config) {
-    Objects.requireNonNull(config, "config");
-    storage.checkOpen();
-    config.validate();
+    StoreChecks.checkCreate(config, storage::checkOpen);
     synchronized (storage.adminLock) {
       storage.checkOpen();
       if (storage.queues.putIfAbsent(config.name(), new MemoryQueue(config)) != null) {
@@ -60,12 +57,7 @@ final class MemoryQueueStore implements DurableQueueStore {
 
   @Override
   public void updateQueue(QueueConfig config) {
-    Objects.requireNonNull(config, "config");
-    Objects.requireNonNull(config.name(), "config.name");
-    storage.checkOpen();
-    for (String filter : config.topics()) {
-      TopicFilters.validateFilter(filter);
-    }
+    StoreChecks.checkUpdate(config, storage::checkOpen);
     synchronized (storage.adminLock) {
       MemoryQueue q = storage.queue(config.name());
       q.config = config;
@@ -77,9 +69,7 @@ final class MemoryQueueStore implements DurableQueueStore {
   public void deleteQueue(String name) {
     synchronized (storage.adminLock) {
       MemoryQueue q = storage.queue(name);
-      if (q.config.reserved()) {
-        throw new ReservedQueueException(name);
-      }
+      StoreChecks.checkDeletable(q.config);
       storage.queues.remove(name);
       storage.index.removeQueue(name);
       q.dropGroups();
@@ -107,13 +97,13 @@ final class MemoryQueueStore implements DurableQueueStore {
 
   @Override
   public long appendBatch(String queue, List<Message> messages) {
-    return storage.queue(queue).log.append(checkBatch(queue, messages), Map.of());
+    return storage.queue(queue).log.append(StoreChecks.checkBatch(queue, messages), Map.of());
   }
 
   @Override
   public long appendAndSync(String queue, Message message) throws InterruptedException {
     Objects.requireNonNull(message, "message");
-    checkNotInterrupted(queue);
+    StoreChecks.checkNotInterrupted(queue);
     return append(queue, message);
   }
 
@@ -121,9 +111,9 @@ final class MemoryQueueStore implements DurableQueueStore {
   public long appendBatchAndSync(
       String queue, List<Message> messages, Map<String, String> checkpoints)
       throws InterruptedException {
-    List<Message> batch = checkBatch(queue, messages);
+    List<Message> batch = StoreChecks.checkBatch(queue, messages);
     Map<String, String> merged = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
-    checkNotInterrupted(queue);
+    StoreChecks.checkNotInterrupted(queue);
     return storage.queue(queue).log.append(batch, merged);
   }
 
@@ -145,10 +135,7 @@ final class MemoryQueueStore implements DurableQueueStore {
 
   @Override
   public List<Message> readBatch(String queue, long start, int limit) {
-    if (limit <= 0) {
-      throw new IllegalArgumentException(
-          "limit must be > 0 to read queue " + queue + ", got " + limit);
-    }
+    StoreChecks.checkReadLimit(queue, limit);
     return storage.queue(queue).log.readBatch(start, limit);
   }
 
@@ -187,10 +174,7 @@ final class MemoryQueueStore implements DurableQueueStore {
    */
   @Override
   public OptionalLong sizeOffset(String queue, long retentionBytes) {
-    if (retentionBytes < 0) {
-      throw new IllegalArgumentException(
-          "retentionBytes must be >= 0 for queue " + queue + ", got " + retentionBytes);
-    }
+    StoreChecks.checkRetentionBytes(queue, retentionBytes);
     return OptionalLong.of(storage.queue(queue).log.sizeOffset(retentionBytes));
   }
 
@@ -218,20 +202,5 @@ final class MemoryQueueStore implements DurableQueueStore {
   @Override
   public String toString() {
     return storage.description();
-  }
-
-  private static List<Message> checkBatch(String queue, List<Message> messages) {
-    Objects.requireNonNull(messages, "messages");
-    if (messages.isEmpty()) {
-      throw new IllegalArgumentException("cannot append an empty batch to queue " + queue);
-    }
-    return List.copyOf(messages); // rejects null elements before anything is written
-  }
-
-  private static void checkNotInterrupted(String queue) throws InterruptedException {
-    if (Thread.interrupted()) {
-      throw new InterruptedException(
-          "interrupted before appending to queue " + queue + "; nothing was written");
-    }
   }
 }

@@ -1,13 +1,12 @@
-package io.queuebridge.core.store.memory;
+package io.queuebridge.core.store;
 
-import io.queuebridge.core.store.PendingEntry;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * The pending entries of one memory-store group, sorted by offset, in a form that is cheap for the
- * way a queue-mode group uses them: claims add entries at offsets above every pending one, acks
- * remove them mostly from the front.
+ * The pending entries of one consumer group ({@link GroupTable}), sorted by offset, in a form that
+ * is cheap for the way a queue-mode group uses them: claims add entries at offsets above every
+ * pending one, acks remove them mostly from the front.
  *
  * <p><b>Layout.</b> Two parallel arrays, {@code offsets} (ascending) and {@code entries}, used
  * between {@code head} (inclusive) and {@code tail} (exclusive). A removed entry leaves a tombstone
@@ -46,6 +45,17 @@ final class PendingLog {
   /** The lowest live entry, or null. */
   PendingEntry first() {
     return live == 0 ? null : entries[head];
+  }
+
+  /** The lowest live entry at an offset other than {@code offset}, or null. */
+  PendingEntry lowestExcept(long offset) {
+    for (int i = head; i < tail; i++) {
+      PendingEntry e = entries[i];
+      if (e != null && e.offset() != offset) {
+        return e;
+      }
+    }
+    return null;
   }
 
   /** Adds {@code e}, replacing the entry at its offset if there is one. */

@@ -1,8 +1,7 @@
-package io.queuebridge.core.store.memory;
+package io.queuebridge.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.core.store.PendingEntry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,0 +1,275 @@
+package io.queuebridge.core.store;
+
+import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.PendingEntryNotFoundException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One consumer group as mutable state, with the rules of {@link ConsumerGroupStore}'s fine-grained
+ * operations (SEMANTICS B §2.3), for store implementations: the memory store keeps its groups as
+ * tables, the file store keeps one behind each group's log and replays the log into it. The fields
+ * of {@link ConsumerGroupState}, with the pending entries sorted by offset in a structure where a
+ * claim, an ack or a transfer changes one entry in O(log n) (O(1) amortised at either end) instead
+ * of copying the whole pending list. {@link #snapshot()} builds the immutable state on the first
+ * read after a change and keeps it until the next.
+ *
+ * <p>Every change is split in two: a <em>check</em> that reads the table, throws the documented
+ * error if the change is refused and computes its effect ({@link #held}, {@link #checkPending},
+ * {@link #transfer}, {@link #acknowledgement}), and an <em>apply</em> step that makes it ({@link
+ * #putPending}, {@link #removePending}, {@link #claim}, {@link #apply(Ack)}, ...). A store that
+ * must record the change first (a log) runs the check, writes, then applies; so a refused or failed
+ * call changes nothing.
+ *
+ * <p>Not thread-safe: the owner guards each table with one lock around every read and change.
+ */
+public final class GroupTable {
+  private final String queue;
+  private final String id;
+  private final PendingLog pending = new PendingLog();
+  private String pattern;
+  private GroupMode mode;
+  private boolean autoCommit;
+  private long cursor;
+  private long committed;
+  private Map<String, ConsumerInfo> consumers;
+  private Instant createdAt;
+  private Instant updatedAt;
+  private ConsumerGroupState snapshot;
+
+  /** A table holding {@code state}. */
+  public GroupTable(ConsumerGroupState state) {
+    this.queue = state.queue();
+    this.id = state.id();
+    set(state);
+  }
+
+  /** The effect of an acknowledgement: see {@link #acknowledgement}. */
+  public record Ack(long offset, long committed, long cursor, Instant updatedAt) {}
+
+  public String queue() {
+    return queue;
+  }
+
+  public String id() {
+    return id;
+  }
+
+  public long cursor() {
+    return cursor;
+  }
+
+  public Instant updatedAt() {
+    return updatedAt;
+  }
+
+  /** Pending entries. */
+  public int pendingCount() {
+    return pending.size();
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /** The current state as an immutable snapshot (cached until the next change). */
+  public ConsumerGroupState snapshot() {
+    ConsumerGroupState s = snapshot;
+    if (s == null) {
+      s =
+          new ConsumerGroupState(
+              queue,
+              id,
+              pattern,
+              mode,
+              autoCommit,
+              cursor,
+              committed,
+              List.of(pending.toArray()),
+              consumers,
+              createdAt,
+              updatedAt);
+      snapshot = s;
+    }
+    return s;
+  }
+
+  /** The entry at {@code offset}, if any member holds it. */
+  public Optional<PendingEntry> pendingAt(long offset) {
+    return Optional.ofNullable(pending.get(offset));
+  }
+
+  /** The entries held by {@code consumerId}, by offset. */
+  public List<PendingEntry> pendingOf(String consumerId) {
+    List<PendingEntry> out = new ArrayList<>();
+    for (PendingEntry e : pending.toArray()) {
+      if (e.consumerId().equals(consumerId)) {
+        out.add(e);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** Every pending entry, by offset. */
+  public List<PendingEntry> allPending() {
+    return List.of(pending.toArray());
+  }
+
+  public List<ConsumerInfo> consumerList() {
+    return List.copyOf(consumers.values());
+  }
+
+  public boolean hasConsumer(String consumerId) {
+    return consumers.containsKey(consumerId);
+  }
+
+  // ---------------------------------------------------------------- checks
+
+  /**
+   * The entry {@code consumerId} holds at {@code offset} (for {@code removePending}).
+   *
+   * @throws PendingEntryNotFoundException if no entry is there or another member holds it
+   */
+  public PendingEntry held(String consumerId, long offset) {
+    PendingEntry e = pending.get(offset);
+    if (e == null || !e.consumerId().equals(consumerId)) {
+      throw new PendingEntryNotFoundException(queue, id, consumerId, offset);
+    }
+    return e;
+  }
+
+  /**
+   * Checks that an entry exists at {@code e}'s offset (for {@code updatePending}).
+   *
+   * @throws PendingEntryNotFoundException if there is none
+   */
+  public void checkPending(PendingEntry e) {
+    if (pending.get(e.offset()) == null) {
+      throw new PendingEntryNotFoundException(queue, id, e.consumerId(), e.offset());
+    }
+  }
+
+  /**
+   * The entry at {@code offset} moved from {@code from} to {@code to} (for {@code
+   * transferPending}): claimed now by {@code to}, delivery count + 1, first claim kept, visible
+   * again after {@code visibility}. Not applied: {@link #putPending} it with {@code updatedAt =
+   * now}.
+   *
+   * @throws PendingEntryNotFoundException if {@code from} does not hold {@code offset}
+   */
+  public PendingEntry transfer(
+      long offset, String from, String to, Instant now, Duration visibility) {
+    PendingEntry e = held(from, offset);
+    return new PendingEntry(
+        offset, to, now, e.deliveryCount() + 1, e.firstClaimedAt(), now.plus(visibility));
+  }
+
+  /**
+   * The effect of acknowledging the entry {@code consumerId} holds at {@code offset} with {@code
+   * deliveryCount} (for {@code acknowledgePending}): the entry removed, and the committed offset
+   * raised to the lowest offset still pending (or the cursor when nothing else is), the cursor with
+   * it; {@code updatedAt = now} only if the committed offset moves. Not applied: see {@link
+   * #apply(Ack)}.
+   *
+   * @throws PendingEntryNotFoundException if the entry is not there, held by another member or was
+   *     redelivered meanwhile (another delivery count)
+   */
+  public Ack acknowledgement(String consumerId, long offset, int deliveryCount, Instant now) {
+    PendingEntry e = pending.get(offset);
+    if (e == null || !e.consumerId().equals(consumerId) || e.deliveryCount() != deliveryCount) {
+      throw new PendingEntryNotFoundException(queue, id, consumerId, offset);
+    }
+    PendingEntry lowest = pending.lowestExcept(offset); // the first or the second live entry
+    long target = Math.max(lowest == null ? cursor : lowest.offset(), committed);
+    boolean moves = target > committed;
+    return new Ack(
+        offset, target, moves ? Math.max(cursor, target) : cursor, moves ? now : updatedAt);
+  }
+
+  // ---------------------------------------------------------------- changes
+
+  /** Replaces the whole state with {@code state} (which is also the new snapshot). */
+  public void set(ConsumerGroupState state) {
+    pattern = state.pattern();
+    mode = state.mode();
+    autoCommit = state.autoCommit();
+    cursor = state.cursor();
+    committed = state.committed();
+    pending.reset(state.pending());
+    consumers = state.consumers();
+    createdAt = state.createdAt();
+    updatedAt = state.updatedAt();
+    snapshot = state;
+  }
+
+  /** Adds or replaces the entry at {@code e}'s offset. */
+  public void putPending(PendingEntry e, Instant now) {
+    pending.put(e);
+    updatedAt = now;
+    snapshot = null;
+  }
+
+  /** Removes the entry at {@code offset}, if any. */
+  public void removePending(long offset, Instant now) {
+    pending.remove(offset);
+    updatedAt = now;
+    snapshot = null;
+  }
+
+  /** Adds every entry, then sets the cursor (for {@code claimPending}). */
+  public void claim(List<PendingEntry> entries, long newCursor, Instant now) {
+    for (PendingEntry e : entries) {
+      pending.put(e);
+    }
+    cursor = newCursor;
+    updatedAt = now;
+    snapshot = null;
+  }
+
+  /** Applies an {@link #acknowledgement}. */
+  public void apply(Ack ack) {
+    pending.remove(ack.offset());
+    committed = ack.committed();
+    cursor = ack.cursor();
+    updatedAt = ack.updatedAt();
+    snapshot = null;
+  }
+
+  public void setCursor(long newCursor, Instant now) {
+    cursor = newCursor;
+    updatedAt = now;
+    snapshot = null;
+  }
+
+  /** Sets the committed offset and the cursor (callers raise the cursor to at least committed). */
+  public void setCommitted(long newCommitted, long newCursor, Instant now) {
+    committed = newCommitted;
+    cursor = newCursor;
+    updatedAt = now;
+    snapshot = null;
+  }
+
+  /** Adds or replaces a member. */
+  public void putConsumer(ConsumerInfo consumer, Instant now) {
+    Map<String, ConsumerInfo> next = new HashMap<>(consumers);
+    next.put(consumer.id(), consumer);
+    consumers = Map.copyOf(next);
+    updatedAt = now;
+    snapshot = null;
+  }
+
+  /** Removes a member (its pending entries stay, for others to steal). */
+  public void removeConsumer(String consumerId, Instant now) {
+    if (!consumers.containsKey(consumerId)) {
+      return;
+    }
+    Map<String, ConsumerInfo> next = new HashMap<>(consumers);
+    next.remove(consumerId);
+    consumers = Map.copyOf(next);
+    updatedAt = now;
+    snapshot = null;
+  }
+}

@@ -1,0 +1,114 @@
+package io.queuebridge.core.store;
+
+import io.queuebridge.core.Message;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.ReservedQueueException;
+import io.queuebridge.core.topic.TopicFilters;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The argument checks of {@link QueueStore} and {@link DurableQueueStore} that every store applies
+ * the same way, so that stores agree on what they refuse and on the error. For store
+ * implementations; applications do not need it.
+ *
+ * <p>Thread-safe (stateless). Nothing blocks. Every method throws before the store changes
+ * anything.
+ */
+public final class StoreChecks {
+  private StoreChecks() {}
+
+  /**
+   * The checks of {@link QueueStore#createQueue}: {@code config} non-null, then {@code checkOpen}
+   * (the store's own "is it open" check, so a closed store reports that first), then the full
+   * {@link QueueConfig#validate()}.
+   *
+   * @throws NullPointerException if {@code config} is null
+   * @throws io.queuebridge.core.InvalidConfigException if the configuration is invalid
+   */
+  public static void checkCreate(QueueConfig config, Runnable checkOpen) {
+    Objects.requireNonNull(config, "config");
+    checkOpen.run();
+    config.validate();
+  }
+
+  /**
+   * The checks of {@link QueueStore#updateQueue}: {@code config} and its name non-null, then {@code
+   * checkOpen}, then every topic filter (the only part an update validates, so that a drifted
+   * configuration can still be stored).
+   *
+   * @throws NullPointerException if {@code config} or its name is null
+   * @throws io.queuebridge.core.InvalidConfigException if a topic filter is invalid
+   */
+  public static void checkUpdate(QueueConfig config, Runnable checkOpen) {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(config.name(), "config.name");
+    checkOpen.run();
+    for (String filter : config.topics()) {
+      TopicFilters.validateFilter(filter);
+    }
+  }
+
+  /**
+   * The check of {@link QueueStore#deleteQueue}: a reserved queue is never deleted.
+   *
+   * @param stored the configuration of the queue to delete, as stored
+   * @throws ReservedQueueException if the queue is reserved
+   */
+  public static void checkDeletable(QueueConfig stored) {
+    if (stored.reserved()) {
+      throw new ReservedQueueException(stored.name());
+    }
+  }
+
+  /**
+   * A batch to append: non-null, non-empty, no null element.
+   *
+   * @return an immutable copy (so the caller cannot change it while it is written)
+   * @throws NullPointerException if {@code messages} or an element is null
+   * @throws IllegalArgumentException if {@code messages} is empty
+   */
+  public static List<Message> checkBatch(String queue, List<Message> messages) {
+    Objects.requireNonNull(messages, "messages");
+    if (messages.isEmpty()) {
+      throw new IllegalArgumentException("cannot append an empty batch to queue " + queue);
+    }
+    return List.copyOf(messages); // rejects null elements before anything is written
+  }
+
+  /**
+   * Refuses a sync append on a thread interrupted before it started; clears the interrupt.
+   *
+   * @throws InterruptedException if the thread was interrupted (nothing was written)
+   */
+  public static void checkNotInterrupted(String queue) throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException(
+          "interrupted before appending to queue " + queue + "; nothing was written");
+    }
+  }
+
+  /**
+   * The limit of {@link QueueStore#readBatch}.
+   *
+   * @throws IllegalArgumentException if {@code limit} is not positive
+   */
+  public static void checkReadLimit(String queue, int limit) {
+    if (limit <= 0) {
+      throw new IllegalArgumentException(
+          "limit must be > 0 to read queue " + queue + ", got " + limit);
+    }
+  }
+
+  /**
+   * The budget of {@link QueueStore#sizeOffset}.
+   *
+   * @throws IllegalArgumentException if {@code retentionBytes} is negative
+   */
+  public static void checkRetentionBytes(String queue, long retentionBytes) {
+    if (retentionBytes < 0) {
+      throw new IllegalArgumentException(
+          "retentionBytes must be >= 0 for queue " + queue + ", got " + retentionBytes);
+    }
+  }
+}
