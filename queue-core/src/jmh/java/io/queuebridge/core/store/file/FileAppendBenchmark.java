@@ -42,7 +42,12 @@ import org.openjdk.jmh.annotations.Threads;
  *   <li>{@code durable1} vs {@code rawWriteFsync}: {@code appendAndSync} from one thread against
  *       {@code write} + {@code force(false)} (fdatasync) in a loop.
  *   <li>{@code durable1}, {@code durable8}, {@code durable64}: {@code appendAndSync} from 1, 8 and
- *       64 threads on one queue (group commit); JMH reports the total rate.
+ *       64 threads on one queue (group commit); JMH reports the total rate, and the auxiliary
+ *       counters {@code appends} and {@code fsyncs} ({@link Fsyncs}) give the appends per fsync.
+ *   <li>{@code rawGroupCommit1}, {@code rawGroupCommit64}: the machine's ceiling for group commit
+ *       ({@link RawGroupCommit}): callers hand the same frame to one raw writer thread that writes
+ *       and fdatasyncs each batch, with no store logic; {@code rawGroupCommit64 / rawWriteFsync} is
+ *       the best 64-thread ratio a store could reach on the machine.
  * </ul>
  *
  * Files live in {@link BenchDirs} (a real disk), are recreated every iteration and deleted after.

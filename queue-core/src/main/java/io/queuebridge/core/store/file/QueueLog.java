@@ -503,13 +503,16 @@ final class QueueLog {
       active.awaitBarrier(); // what queues up meanwhile rides the next barrier, in one write
     }
     List<Request> written;
-    appendLock.lock();
     try {
-      written = combine();
+      appendLock.lock();
+      try {
+        written = combine();
+      } finally {
+        appendLock.unlock();
+      }
     } finally {
-      appendLock.unlock();
+      handOff(); // even after an unexpected error: the queued frames need a writer
     }
-    handOff();
     syncAndRelease(written);
   }
 
