@@ -42,28 +42,39 @@ public final class GroupTable {
   private Instant updatedAt;
   private ConsumerGroupState snapshot;
 
-  /** A table holding {@code state}. */
+  /** A table holding {@code state} (which is also its first snapshot). */
   public GroupTable(ConsumerGroupState state) {
     this.queue = state.queue();
     this.id = state.id();
     set(state);
   }
 
-  /** The effect of an acknowledgement: see {@link #acknowledgement}. */
+  /**
+   * The effect of an acknowledgement: see {@link #acknowledgement}.
+   *
+   * @param offset the entry removed
+   * @param committed the committed offset afterwards
+   * @param cursor the cursor afterwards
+   * @param updatedAt the group's {@code updatedAt} afterwards
+   */
   public record Ack(long offset, long committed, long cursor, Instant updatedAt) {}
 
+  /** The group's queue. */
   public String queue() {
     return queue;
   }
 
+  /** The group's id. */
   public String id() {
     return id;
   }
 
+  /** The next offset to deliver. */
   public long cursor() {
     return cursor;
   }
 
+  /** When the group last changed (as the SPI's operations define it). */
   public Instant updatedAt() {
     return updatedAt;
   }
@@ -118,10 +129,12 @@ public final class GroupTable {
     return List.of(pending.toArray());
   }
 
+  /** The members, in no particular order. */
   public List<ConsumerInfo> consumerList() {
     return List.copyOf(consumers.values());
   }
 
+  /** Whether {@code consumerId} is a member. */
   public boolean hasConsumer(String consumerId) {
     return consumers.containsKey(consumerId);
   }
@@ -205,14 +218,14 @@ public final class GroupTable {
     snapshot = state;
   }
 
-  /** Adds or replaces the entry at {@code e}'s offset. */
+  /** Adds or replaces the entry at {@code e}'s offset (for add, update and transfer). */
   public void putPending(PendingEntry e, Instant now) {
     pending.put(e);
     updatedAt = now;
     snapshot = null;
   }
 
-  /** Removes the entry at {@code offset}, if any. */
+  /** Removes the entry at {@code offset}, if any (check first with {@link #held}). */
   public void removePending(long offset, Instant now) {
     pending.remove(offset);
     updatedAt = now;
@@ -238,6 +251,7 @@ public final class GroupTable {
     snapshot = null;
   }
 
+  /** Sets the cursor (for {@code updateCursor}). */
   public void setCursor(long newCursor, Instant now) {
     cursor = newCursor;
     updatedAt = now;

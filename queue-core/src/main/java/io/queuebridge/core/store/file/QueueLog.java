@@ -78,6 +78,9 @@ final class QueueLog {
   /** Whether some caller holds the writer role (see {@link #append}). */
   private final AtomicBoolean writerActive = new AtomicBoolean();
 
+  /** The writer while it waits for a barrier before writing (see {@link #writeRound}), or null. */
+  private volatile Thread barrierWaiter;
+
   private static final int MAX_COMBINED_BYTES = 4 << 20;
   private final Object signal = new Object();
   private final Segment.SyncObserver observer;
@@ -434,9 +437,11 @@ final class QueueLog {
    * its frame is written (and, if durable, covered by a barrier) or until it is handed the writer
    * role. A writer that finds a barrier in flight and only durable frames queued first waits for
    * that barrier, so that the frames queued while an fsync runs are written together and the next
-   * fsync starts as soon as the previous one ends. So under contention one lock acquisition, one
-   * write and one fsync serve many appends, and each caller parks about once per append. Offsets
-   * follow queue order; each frame stays its own frame (its own CRC and checkpoints).
+   * fsync starts as soon as the previous one ends; a plain (non-durable) append that queues up
+   * meanwhile cuts the wait short, so plain appends never wait for an fsync. So under contention
+   * one lock acquisition, one write and one fsync serve many appends, and each caller parks about
+   * once per append. Offsets follow queue order; each frame stays its own frame (its own CRC and
+   * checkpoints).
    *
    * @param durable whether to return only after a barrier covers the frame
    * @param interruptible whether an interrupt that arrives before the frame was taken for writing
@@ -448,6 +453,12 @@ final class QueueLog {
       throws InterruptedException {
     Request r = new Request(Frames.encode(messages, cp), cp, durable || config.syncEveryAppend());
     pending.add(r);
+    if (!r.durable) {
+      Thread w = barrierWaiter;
+      if (w != null) {
+        LockSupport.unpark(w); // the writer waiting for a barrier writes us now instead
+      }
+    }
     boolean interrupted = false;
     try {
       while (!r.finished()) {
@@ -500,7 +511,14 @@ final class QueueLog {
    */
   private void writeRound() {
     if (onlyDurableQueued()) {
-      active.awaitBarrier(); // what queues up meanwhile rides the next barrier, in one write
+      // what queues up meanwhile rides the next barrier, in one write; a plain append that queues
+      // up meanwhile unparks us (see append) so that it never waits for an fsync
+      barrierWaiter = Thread.currentThread();
+      try {
+        active.awaitBarrier(() -> !onlyDurableQueued());
+      } finally {
+        barrierWaiter = null;
+      }
     }
     List<Request> written;
     try {

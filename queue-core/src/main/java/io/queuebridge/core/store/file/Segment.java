@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * One segment of a queue's log: the {@code .log} file of frames ({@link Frames}) starting at {@link
@@ -99,9 +100,14 @@ final class Segment {
      * waiters it finds, so no waiter is missed.
      */
     void await() {
+      await(() -> false);
+    }
+
+    /** As {@link #await()}, but also returns (not done) once {@code giveUp} holds. */
+    void await(BooleanSupplier giveUp) {
       waiters.add(Thread.currentThread());
       boolean interrupted = false;
-      while (!done) {
+      while (!done && !giveUp.getAsBoolean()) {
         LockSupport.park(this);
         interrupted |= Thread.interrupted();
       }
@@ -259,13 +265,15 @@ final class Segment {
   }
 
   /**
-   * Waits for the barrier in flight, if any, to end (without starting one). Not interruptible (an
-   * interrupt is kept for the caller).
+   * Waits for the barrier in flight, if any, to end (without starting one), or until {@code giveUp}
+   * holds; {@code giveUp} is checked before the first park and after every wake-up, so the caller
+   * unparks the waiting thread to make it look again. Not interruptible (an interrupt is kept for
+   * the caller).
    */
-  void awaitBarrier() {
+  void awaitBarrier(BooleanSupplier giveUp) {
     Barrier b = inFlight.get();
     if (b != null && b != CLOSED) {
-      b.await();
+      b.await(giveUp);
     }
   }
 

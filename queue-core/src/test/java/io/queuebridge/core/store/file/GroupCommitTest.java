@@ -153,21 +153,14 @@ class GroupCommitTest {
     DurableQueueStore q = open(config());
     CountDownLatch release = new CountDownLatch(1);
     int first = io.segmentForces.get() + 1;
-    io.beforeForce =
-        (f, n) -> {
-          if (n == first) {
-            awaitQuietly(release); // barrier 1 in flight, covering only A's write
-          } else if (n == first + 1) {
-            throw new IOException("injected fsync failure #" + n);
-          }
-        };
+    // barrier 1 (covering only A's write) stays in flight until released; barrier 2 fails
+    holdThenFail(first, release);
     CompletableFuture<Long> a = CompletableFuture.supplyAsync(() -> append(q, "a"), pool);
     await().atMost(Duration.ofSeconds(10)).until(() -> io.segmentForces.get() >= first);
     Set<Thread> callers = ConcurrentHashMap.newKeySet();
     CompletableFuture<Long> b = CompletableFuture.supplyAsync(() -> append(q, "b", callers), pool);
     // B is blocked in its append while barrier 1 is in flight: its write comes after barrier 1
-    // began
-    // (the store writes it at once, or queues it for the write after barrier 1 ends)
+    // began (the store writes it at once, or queues it for the write after barrier 1 ends)
     awaitParked(callers, 1);
     release.countDown();
     assertThat(a.get(10, TimeUnit.SECONDS)).isZero();
@@ -183,14 +176,8 @@ class GroupCommitTest {
     DurableQueueStore q = open(config());
     CountDownLatch release = new CountDownLatch(1);
     int first = io.segmentForces.get() + 1;
-    io.beforeForce =
-        (f, n) -> {
-          if (n == first) {
-            awaitQuietly(release); // barrier 1 (leader L) in flight while A and B write
-          } else if (n == first + 1) {
-            throw new IOException("injected fsync failure #" + n); // barrier 2 covers A and B
-          }
-        };
+    // barrier 1 (leader L) stays in flight until released; barrier 2, covering A and B, fails
+    holdThenFail(first, release);
     CompletableFuture<Long> l = CompletableFuture.supplyAsync(() -> append(q, "l"), pool);
     await().atMost(Duration.ofSeconds(10)).until(() -> io.segmentForces.get() >= first);
     Set<Thread> callers = ConcurrentHashMap.newKeySet();
@@ -201,10 +188,35 @@ class GroupCommitTest {
     assertThat(l.get(10, TimeUnit.SECONDS)).isZero();
     // barrier 2 covers A and B (written together, or one leading it and the other waiting on it)
     // and fails: both must fail, although any fsync after the failure (barrier 3) would succeed.
-    // The same rule between two separate barrier callers: segmentWaiterOnAFailedBarrier... below.
+    // Separate barrier callers: see segmentWaiterOnAFailedBarrierFailsEvenIfALaterFsyncWorks.
     assertThat(catchCause(a)).isInstanceOf(QueueStoreException.class);
     assertThat(catchCause(b)).isInstanceOf(QueueStoreException.class);
     assertThat(io.segmentForces.get()).as("nobody retried a poisoned barrier").isEqualTo(first + 1);
+  }
+
+  @Test
+  void aPlainAppendNeverWaitsForAnFsyncWhileDurableAppendsWaitForTheirBarrier() throws Exception {
+    DurableQueueStore q = open(config());
+    CountDownLatch release = new CountDownLatch(1);
+    int first = io.segmentForces.get() + 1;
+    io.beforeForce =
+        (f, n) -> {
+          if (n == first) {
+            awaitQuietly(release); // barrier 1 (A's) stays in flight until released
+          }
+        };
+    CompletableFuture<Long> a = CompletableFuture.supplyAsync(() -> append(q, "a"), pool);
+    await().atMost(Duration.ofSeconds(10)).until(() -> io.segmentForces.get() >= first);
+    Set<Thread> callers = ConcurrentHashMap.newKeySet();
+    CompletableFuture<Long> b = CompletableFuture.supplyAsync(() -> append(q, "b", callers), pool);
+    awaitParked(callers, 1); // B waits for barrier 1 to end (before or after its write)
+    CompletableFuture<Long> c = CompletableFuture.supplyAsync(() -> q.append(Q, msg("c")), pool);
+    assertThat(c.get(10, TimeUnit.SECONDS)).as("written while barrier 1 is in flight").isEqualTo(2);
+    assertThat(a).isNotDone();
+    assertThat(b).isNotDone();
+    release.countDown();
+    assertThat(a.get(10, TimeUnit.SECONDS)).isZero();
+    assertThat(b.get(10, TimeUnit.SECONDS)).isEqualTo(1);
   }
 
   // The same rules at the barrier itself (Segment#syncThrough), with writes recorded between
@@ -249,14 +261,8 @@ class GroupCommitTest {
   void segmentWaiterNeverInheritsSuccessFromABarrierThatBeganBeforeItsWrite() throws Exception {
     Segment seg = segmentWithFrames(1); // A's write: offset 0
     CountDownLatch release = new CountDownLatch(1);
-    io.beforeForce =
-        (f, n) -> {
-          if (n == 1) {
-            awaitQuietly(release); // barrier 1 in flight, covering only A's write
-          } else if (n == 2) {
-            throw new IOException("injected fsync failure #" + n);
-          }
-        };
+    // barrier 1 (covering only A's write) stays in flight until released; barrier 2 fails
+    holdThenFail(1, release);
     Future<Void> a = syncThrough(seg, 1, ConcurrentHashMap.newKeySet());
     await().atMost(Duration.ofSeconds(10)).until(() -> io.segmentForces.get() >= 1);
     writeFrame(seg); // B's write (offset 1) after barrier 1 began
@@ -276,14 +282,8 @@ class GroupCommitTest {
   void segmentWaiterOnAFailedBarrierFailsEvenIfALaterFsyncWorks() throws Exception {
     Segment seg = segmentWithFrames(1); // L's write: offset 0
     CountDownLatch release = new CountDownLatch(1);
-    io.beforeForce =
-        (f, n) -> {
-          if (n == 1) {
-            awaitQuietly(release); // barrier 1 (leader L) in flight while A and B write
-          } else if (n == 2) {
-            throw new IOException("injected fsync failure #" + n); // barrier 2 covers A and B
-          }
-        };
+    // barrier 1 (leader L) stays in flight until released; barrier 2, covering A and B, fails
+    holdThenFail(1, release);
     Future<Void> l = syncThrough(seg, 1, ConcurrentHashMap.newKeySet());
     await().atMost(Duration.ofSeconds(10)).until(() -> io.segmentForces.get() >= 1);
     writeFrame(seg); // A: offset 1
@@ -385,6 +385,18 @@ class GroupCommitTest {
     } catch (java.util.concurrent.TimeoutException e) {
       throw new AssertionError("timed out", e);
     }
+  }
+
+  /** Fsync number {@code first} waits for {@code release}; number {@code first + 1} fails. */
+  private void holdThenFail(int first, CountDownLatch release) {
+    io.beforeForce =
+        (f, n) -> {
+          if (n == first) {
+            awaitQuietly(release);
+          } else if (n == first + 1) {
+            throw new IOException("injected fsync failure #" + n);
+          }
+        };
   }
 
   /** An append from a pool thread that records the thread, so a test can see it blocked. */
