@@ -166,7 +166,7 @@ public final class GroupCoordinator {
 
   private final QueueStore queues;
   private final ConsumerGroupStore groups;
-  private final Clock clock;
+  private final EngineClock time;
   private final GroupSettings settings;
   private final ConsumerRemovedListener listener;
   private final Duration heartbeatWriteInterval;
@@ -179,7 +179,7 @@ public final class GroupCoordinator {
   private GroupCoordinator(Builder b) {
     this.queues = b.queues;
     this.groups = b.groups;
-    this.clock = b.clock;
+    this.time = new EngineClock(b.clock);
     this.settings = b.settings;
     this.listener = b.listener;
     this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
@@ -277,7 +277,7 @@ public final class GroupCoordinator {
     lock.lock();
     try {
       QueueConfig config = queues.getQueue(queue);
-      Instant now = clock.instant();
+      Instant now = time.now();
       ConsumerGroupState g = getOrCreate(queue, id, filter, mode, c.effectiveAutoCommit(), now);
       applyPosition(g, c, now);
       groups.registerConsumer(queue, id, new ConsumerInfo(consumerId, consumerId, now, now));
@@ -371,7 +371,7 @@ public final class GroupCoordinator {
         }
         if (g.isPresent() && g.get().consumers().containsKey(consumerId)) {
           groups.unregisterConsumer(queue, id, consumerId);
-          markDisconnectedIfIdle(queue, clock.instant());
+          markDisconnectedIfIdle(queue, time.now());
           return true;
         }
       }
@@ -399,7 +399,7 @@ public final class GroupCoordinator {
       groups.registerConsumer(
           queue,
           group,
-          new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), clock.instant()));
+          new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), time.now()));
     } finally {
       lock.unlock();
     }
@@ -545,7 +545,7 @@ public final class GroupCoordinator {
       QueueConfig config = queues.getQueue(queue);
       ConsumerGroupState g = groups.getGroup(queue, group);
       requireMode(g, GroupMode.QUEUE);
-      Instant now = clock.instant();
+      Instant now = time.at(start);
       touch(g, consumerId, now);
       Duration visibility = visibility(config);
       int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
@@ -737,7 +737,7 @@ public final class GroupCoordinator {
       QueueConfig config = queues.getQueue(queue);
       ConsumerGroupState g = groups.getGroup(queue, group);
       requireMode(g, GroupMode.QUEUE);
-      Instant now = clock.instant();
+      Instant now = time.now();
       Instant visibleAt = now.plus(visibility(config));
       int renewed = 0;
       for (long offset : offsets) {
@@ -769,7 +769,7 @@ public final class GroupCoordinator {
     long start = System.nanoTime();
     lock.lock();
     try {
-      Instant now = clock.instant();
+      Instant now = time.at(start);
       if (d.mode() == GroupMode.STREAM) {
         ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
         if (g.autoCommit() && d.offset() + 1 > g.committed()) {
@@ -789,7 +789,7 @@ public final class GroupCoordinator {
     lock.lock();
     try {
       if (d.mode() == GroupMode.QUEUE) {
-        Instant now = clock.instant();
+        Instant now = time.now();
         QueueConfig config = queues.getQueue(d.queue());
         PendingEntry e = heldBy(d);
         String exhausted = exhausted(config, e, now);
@@ -819,7 +819,7 @@ public final class GroupCoordinator {
   void settleReject(GroupDelivery d, String reason) {
     lock.lock();
     try {
-      Instant now = clock.instant();
+      Instant now = time.now();
       if (d.mode() == GroupMode.STREAM) {
         ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
         long past = d.offset() + 1;
@@ -990,7 +990,7 @@ public final class GroupCoordinator {
     try {
       ConsumerGroupState g = groups.getGroup(queue, group);
       requireMode(g, GroupMode.STREAM);
-      Instant now = clock.instant();
+      Instant now = time.at(start);
       touch(g, consumerId, now);
       long tail = queues.tail(queue);
       long next = Math.max(g.cursor(), queues.head(queue));
@@ -1054,7 +1054,7 @@ public final class GroupCoordinator {
                 + " of queue "
                 + queue);
       }
-      Instant now = clock.instant();
+      Instant now = time.now();
       groups.updateCursor(queue, group, next, now);
       if (g.autoCommit() && next > g.committed()) {
         Duration interval = settings.autoCommitInterval();
@@ -1092,7 +1092,7 @@ public final class GroupCoordinator {
       if (offset > g.cursor()) {
         throw new InvalidOffsetException(queue, group, offset, g.cursor());
       }
-      groups.updateCommitted(queue, group, offset, clock.instant());
+      groups.updateCommitted(queue, group, offset, time.now());
     } finally {
       lock.unlock();
     }
@@ -1160,7 +1160,7 @@ public final class GroupCoordinator {
    * @return the new head of every queue that was truncated
    */
   public Map<String, Long> retentionPass() {
-    Instant now = clock.instant();
+    Instant now = time.now();
     Map<String, Long> truncated = new LinkedHashMap<>();
     long pending = 0;
     lock.lock();
