@@ -1448,6 +1448,25 @@ public final class QueueManager {
   }
 
   /**
+   * Refreshes the heartbeat of every group membership of {@code clientId} (B §3.12 {@code
+   * updateHeartbeat}) through the consumer-group engine's heartbeat index, so a client that is
+   * alive but idle is not removed as stale after {@code consumerTimeout}. Memberships that are gone
+   * are forgotten; null or empty ids are ignored.
+   *
+   * @return how many memberships were refreshed
+   * @throws QueueStoreException if the store failed
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public int heartbeat(String clientId) {
+    ensureUsable();
+    try {
+      return consumerGroups.heartbeat(clientId);
+    } catch (RuntimeException e) {
+      throw wrap("", "refresh the heartbeats of client " + clientId, e);
+    }
+  }
+
+  /**
    * Subscribes {@code consumerId} to a group of {@code queue} and has the delivery engine push its
    * messages to {@code handler} ({@code Q-DEL}): joins as {@link #subscribe(String, String, String,
    * String, CursorOption)} (or {@link #subscribeExisting(String, String, String, String,

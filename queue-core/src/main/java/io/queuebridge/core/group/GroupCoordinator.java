@@ -173,6 +173,9 @@ public final class GroupCoordinator {
   private final ReentrantLock lock = new ReentrantLock();
   private final MetricsRecorder metrics = new MetricsRecorder();
 
+  /** Consumer id → group memberships (B §3.12 heartbeat index); guarded by {@link #lock}. */
+  private final MembershipIndex memberships = new MembershipIndex();
+
   /** Last auto-commit per (queue, group); guarded by {@link #lock}. */
   private final Map<GroupKey, Instant> lastAutoCommit = new HashMap<>();
 
@@ -184,6 +187,7 @@ public final class GroupCoordinator {
     this.listener = b.listener;
     this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
     metrics.setPelSize(countPending());
+    indexMemberships();
   }
 
   /** A builder over a store's two halves. */
@@ -281,6 +285,7 @@ public final class GroupCoordinator {
       ConsumerGroupState g = getOrCreate(queue, id, filter, mode, c.effectiveAutoCommit(), now);
       applyPosition(g, c, now);
       groups.registerConsumer(queue, id, new ConsumerInfo(consumerId, consumerId, now, now));
+      memberships.add(consumerId, queue, id);
       if (config.lastConsumerDisconnect().isPresent()) {
         queues.updateQueue(config.toBuilder().lastConsumerDisconnect(null).build());
       }
@@ -371,6 +376,7 @@ public final class GroupCoordinator {
         }
         if (g.isPresent() && g.get().consumers().containsKey(consumerId)) {
           groups.unregisterConsumer(queue, id, consumerId);
+          memberships.remove(consumerId, queue, id);
           markDisconnectedIfIdle(queue, time.now());
           return true;
         }
@@ -406,6 +412,45 @@ public final class GroupCoordinator {
   }
 
   /**
+   * Refreshes the heartbeat of every group membership of {@code clientId} (B §3.12 {@code
+   * updateHeartbeat}), found through the heartbeat index (client id → memberships) rather than by
+   * scanning the groups. A membership that is gone (the queue, the group or the member no longer
+   * exists) is dropped from the index. Null or empty ids are ignored. Never fails for a missing
+   * membership.
+   *
+   * @return how many memberships were refreshed
+   */
+  public int heartbeat(String clientId) {
+    if (clientId == null || clientId.isEmpty()) {
+      return 0;
+    }
+    lock.lock();
+    try {
+      Instant now = time.now();
+      int refreshed = 0;
+      for (MembershipIndex.Membership m : memberships.of(clientId)) {
+        try {
+          ConsumerInfo info = groups.getGroup(m.queue(), m.group()).consumers().get(clientId);
+          if (info == null) {
+            memberships.remove(clientId, m.queue(), m.group());
+            continue;
+          }
+          groups.registerConsumer(
+              m.queue(),
+              m.group(),
+              new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), now));
+          refreshed++;
+        } catch (QueueNotFoundException | GroupNotFoundException gone) {
+          memberships.remove(clientId, m.queue(), m.group());
+        }
+      }
+      return refreshed;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * Removes, in every group of every queue, the members whose last heartbeat is older than {@code
    * now - consumerTimeout} (B §3.12, single node). Their pending entries stay, to be stolen.
    * Ephemeral queues left without members get their disconnect time. The listener is told per group
@@ -435,6 +480,7 @@ public final class GroupCoordinator {
           stale.sort(null);
           for (String id : stale) {
             groups.unregisterConsumer(queue, g.id(), id);
+            memberships.remove(id, queue, g.id());
           }
           removed.add(new RemovedConsumers(queue, g.id(), stale));
           touched = true;
@@ -486,6 +532,7 @@ public final class GroupCoordinator {
     try {
       groups.findGroup(queue, group).ifPresent(g -> metrics.pelChanged(-g.pending().size()));
       groups.deleteGroup(queue, group);
+      memberships.removeGroup(queue, group);
       lastAutoCommit.remove(new GroupKey(queue, group));
     } catch (QueueNotFoundException gone) {
       // idempotent
@@ -1255,6 +1302,7 @@ public final class GroupCoordinator {
           for (ConsumerGroupState g : gs) {
             metrics.pelChanged(-g.pending().size());
             groups.deleteGroup(queue, g.id());
+            memberships.removeGroup(queue, g.id());
             lastAutoCommit.remove(new GroupKey(queue, g.id()));
           }
           queues.deleteQueue(queue);
@@ -1311,6 +1359,22 @@ public final class GroupCoordinator {
     } catch (QueueNotFoundException gone) {
       return List.of();
     }
+  }
+
+  /** Fills the heartbeat index from the memberships already in the store. */
+  private void indexMemberships() {
+    for (QueueConfig config : queues.listQueues()) {
+      for (ConsumerGroupState g : listGroupsOrEmpty(config.name())) {
+        for (String consumerId : g.consumers().keySet()) {
+          memberships.add(consumerId, config.name(), g.id());
+        }
+      }
+    }
+  }
+
+  /** The heartbeat index; for tests. */
+  MembershipIndex membershipIndex() {
+    return memberships;
   }
 
   private long countPending() {
