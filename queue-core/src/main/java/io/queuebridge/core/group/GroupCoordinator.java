@@ -169,6 +169,7 @@ public final class GroupCoordinator {
   private final EngineClock time;
   private final GroupSettings settings;
   private final ConsumerRemovedListener listener;
+  private final RedeliveryListener redelivery;
   private final Duration heartbeatWriteInterval;
   private final ReentrantLock lock = new ReentrantLock();
   private final MetricsRecorder metrics = new MetricsRecorder();
@@ -185,6 +186,7 @@ public final class GroupCoordinator {
     this.time = new EngineClock(b.clock);
     this.settings = b.settings;
     this.listener = b.listener;
+    this.redelivery = b.redelivery;
     this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
     metrics.setPelSize(countPending());
     indexMemberships();
@@ -670,6 +672,9 @@ public final class GroupCoordinator {
       groups.claimPending(queue, g.id(), entries, cursor, now);
       metrics.pelChanged(claimed);
     }
+    if (claimed > 0) {
+      redeliveryDue(queue, g.id(), visibleAt);
+    }
     metrics.claimed(claimed, claimed < n);
     return full ? pelSize : -1;
   }
@@ -740,6 +745,7 @@ public final class GroupCoordinator {
                 queue, g.id(), e.offset(), e.consumerId(), consumerId, now, visibility);
         out.add(delivery(g, moved, m));
         metrics.stealAttempt(true);
+        redeliveryDue(queue, g.id(), moved.visibleAt());
       }
     } finally {
       metrics.stealLatencyNanos.add(System.nanoTime() - start);
@@ -804,6 +810,9 @@ public final class GroupCoordinator {
           renewed++;
         }
       }
+      if (renewed > 0) {
+        redeliveryDue(queue, group, visibleAt);
+      }
       return renewed;
     } finally {
       lock.unlock();
@@ -845,6 +854,7 @@ public final class GroupCoordinator {
           removeEntry(d.queue(), d.group(), e, now);
         } else {
           Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
+          Instant visibleAt = now.plus(wait);
           groups.updatePending(
               d.queue(),
               d.group(),
@@ -854,7 +864,8 @@ public final class GroupCoordinator {
                   e.claimedAt(),
                   e.deliveryCount(),
                   e.firstClaimedAt(),
-                  now.plus(wait)));
+                  visibleAt));
+          redeliveryDue(d.queue(), d.group(), visibleAt);
         }
       }
       metrics.nacks.increment();
@@ -902,6 +913,38 @@ public final class GroupCoordinator {
     } finally {
       lock.unlock();
     }
+  }
+
+  private void redeliveryDue(String queue, String group, Instant visibleAt) {
+    try {
+      redelivery.redeliveryDue(queue, group, visibleAt);
+    } catch (RuntimeException e) {
+      LOG.warn("redelivery listener failed for group {} on {}", group, queue, e);
+    }
+  }
+
+  /**
+   * The earliest time after {@code after} at which a pending entry of a queue-mode group of {@code
+   * queue} becomes claimable again, or empty when none will (a push engine re-arms its timer with
+   * it). Lock-free; scans the pending entries of the queue's groups.
+   *
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  public Optional<Instant> nextRedelivery(String queue, Instant after) {
+    Objects.requireNonNull(after, "after");
+    Instant next = null;
+    for (ConsumerGroupState g : groups.listGroups(queue)) {
+      if (g.mode() != GroupMode.QUEUE) {
+        continue;
+      }
+      for (PendingEntry e : g.pending()) {
+        Instant v = e.visibleAt();
+        if (v.isAfter(after) && (next == null || v.isBefore(next))) {
+          next = v;
+        }
+      }
+    }
+    return Optional.ofNullable(next);
   }
 
   /** The group's entry for the delivery, if this very delivery still holds it. */
@@ -1402,6 +1445,7 @@ public final class GroupCoordinator {
     private Clock clock = Clock.systemUTC();
     private GroupSettings settings = GroupSettings.DEFAULTS;
     private ConsumerRemovedListener listener = (q, g, ids) -> {};
+    private RedeliveryListener redelivery = (q, g, at) -> {};
 
     private Builder(QueueStore queues, ConsumerGroupStore groups) {
       this.queues = Objects.requireNonNull(queues, "queues");
@@ -1422,6 +1466,15 @@ public final class GroupCoordinator {
     /** Told about members removed for missing heartbeats; must not block. */
     public Builder onConsumerRemoved(ConsumerRemovedListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Told whenever a pending message gets a time at which it becomes claimable again (claims,
+     * steals, nacks, renewals); must not block. See {@link RedeliveryListener}.
+     */
+    public Builder onRedeliveryDue(RedeliveryListener listener) {
+      this.redelivery = Objects.requireNonNull(listener, "listener");
       return this;
     }
 

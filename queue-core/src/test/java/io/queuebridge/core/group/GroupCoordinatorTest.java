@@ -446,6 +446,31 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void everyNewVisibilityTimeIsReportedForRedeliveryTimers() {
+      List<String> due = new ArrayList<>();
+      groups =
+          GroupCoordinator.builder(storage)
+              .clock(clock)
+              .onRedeliveryDue((q, g, at) -> due.add(q + "/" + g + "@" + Duration.between(T0, at)))
+              .build();
+      createQueue("q");
+      appendAll("q", 3);
+      joinQueue("q", "g", "c1");
+      joinQueue("q", "g", "c2");
+      List<GroupDelivery> claimed = claim("q", "g", "c1", 2);
+      assertThat(due).containsExactly("q/g@PT30S"); // one report for the claimed batch
+      claimed.get(0).nack(Duration.ofSeconds(5));
+      assertThat(due).containsExactly("q/g@PT30S", "q/g@PT5S");
+      clock.advance(Duration.ofSeconds(10));
+      groups.renew("q", "g", "c1", claimed.get(1).offset());
+      assertThat(due).last().isEqualTo("q/g@PT40S");
+      assertThat(groups.nextRedelivery("q", clock.instant())).contains(T0.plusSeconds(40));
+      assertThat(offsets(claim("q", "g", "c2", 5))).containsExactly(2L, 0L); // the steal reports
+      assertThat(due).last().isEqualTo("q/g@PT40S");
+      assertThat(groups.nextRedelivery("q", T0.plusSeconds(40))).isEmpty();
+    }
+
+    @Test
     void renewExtendsTheVisibilityOfEntriesTheConsumerHolds() {
       createQueue("q");
       appendAll("q", 3);
