@@ -819,6 +819,44 @@ public final class GroupCoordinator {
     }
   }
 
+  /** {@link GroupDelivery#renew()}: under the lock, so it is ordered with the settlements. */
+  boolean renewDelivery(GroupDelivery d) {
+    lock.lock();
+    try {
+      if (!d.isUnsettled()) {
+        return false; // a settlement started (it has set its own visibility) or succeeded
+      }
+      Optional<PendingEntry> held =
+          groups
+              .findPending(d.queue(), d.group(), d.offset())
+              .filter(
+                  e ->
+                      e.consumerId().equals(d.consumerId())
+                          && e.deliveryCount() == d.deliveryCount());
+      if (held.isEmpty()) {
+        return false;
+      }
+      PendingEntry p = held.get();
+      Instant visibleAt = time.now().plus(visibility(queues.getQueue(d.queue())));
+      groups.updatePending(
+          d.queue(),
+          d.group(),
+          new PendingEntry(
+              p.offset(),
+              p.consumerId(),
+              p.claimedAt(),
+              p.deliveryCount(),
+              p.firstClaimedAt(),
+              visibleAt));
+      redeliveryDue(d.queue(), d.group(), visibleAt);
+      return true;
+    } catch (GroupNotFoundException gone) {
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   // ---------------------------------------------------------------- settlement (from handles)
 
   void settleAck(GroupDelivery d) {

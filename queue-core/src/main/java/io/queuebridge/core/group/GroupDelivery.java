@@ -117,6 +117,25 @@ public final class GroupDelivery {
   }
 
   /**
+   * Extends this delivery's claim (queue mode) to now plus the visibility timeout, so a long
+   * handler keeps the message (the job driver renews while its handler runs). Changes nothing once
+   * a settlement of this delivery started or succeeded, so a nack's delay is never pushed back; nor
+   * when the claim was already stolen or redelivered (fenced like the settlements); nor in stream
+   * mode.
+   *
+   * @return whether the claim was extended
+   * @throws io.queuebridge.core.QueueNotFoundException if the queue does not exist
+   */
+  public boolean renew() {
+    return mode == GroupMode.QUEUE && coordinator.renewDelivery(this);
+  }
+
+  /** Whether no settlement has started or succeeded; read under the coordinator's lock. */
+  boolean isUnsettled() {
+    return state == UNSETTLED;
+  }
+
+  /**
    * Acknowledges the message.
    *
    * @throws DeliveryAlreadySettledException if already settled or settling

@@ -471,6 +471,28 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void aDeliveryRenewsItsOwnClaimOnlyWhileUnsettledAndStillHeld() {
+      createQueue("q");
+      appendAll("q", 3);
+      joinQueue("q", "g", "c1");
+      joinQueue("q", "g", "c2");
+      List<GroupDelivery> ds = claim("q", "g", "c1", 3);
+      clock.advance(Duration.ofSeconds(20));
+      assertThat(ds.get(0).renew()).isTrue();
+      assertThat(state("q", "g").pendingAt(0).orElseThrow().visibleAt())
+          .isEqualTo(clock.instant().plus(VISIBILITY));
+      ds.get(1).nack(Duration.ofSeconds(5));
+      assertThat(ds.get(1).renew()).as("settled: the nack's delay stands").isFalse();
+      assertThat(state("q", "g").pendingAt(1).orElseThrow().visibleAt())
+          .isEqualTo(clock.instant().plusSeconds(5));
+      clock.advance(Duration.ofSeconds(15)); // offset 2 is visible again (claimed 35 s ago)
+      assertThat(offsets(claim("q", "g", "c2", 1))).containsExactly(1L);
+      assertThat(offsets(claim("q", "g", "c2", 1))).containsExactly(2L);
+      assertThat(ds.get(2).renew()).as("stolen: fenced").isFalse();
+      assertThat(state("q", "g").pendingAt(2).orElseThrow().consumerId()).isEqualTo("c2");
+    }
+
+    @Test
     void renewExtendsTheVisibilityOfEntriesTheConsumerHolds() {
       createQueue("q");
       appendAll("q", 3);
