@@ -233,11 +233,9 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     GroupData d = data(queue, groupId);
     synchronized (d) {
       d.checkLive();
-      PendingEntry e = d.pending.get(offset);
-      if (e == null || !e.consumerId().equals(consumerId) || e.deliveryCount() != deliveryCount) {
+      if (d.pending.removeHeld(offset, consumerId, deliveryCount) == null) {
         throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
       }
-      d.pending.remove(offset);
       PendingEntry lowest = d.pending.first();
       long target = lowest == null ? d.cursor : lowest.offset();
       if (target > d.committed) {
