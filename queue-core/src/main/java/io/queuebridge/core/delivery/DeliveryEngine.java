@@ -321,6 +321,10 @@ public final class DeliveryEngine {
     if (!byQueue.containsKey(queue)) {
       return;
     }
+    Wakeup current = wakeups.get(queue);
+    if (current != null && !current.due().isAfter(at)) {
+      return; // the common case (every claim reports its visibility time): nothing to do
+    }
     Duration delay = Duration.between(clock.instant(), at);
     if (delay.isNegative() || delay.isZero()) {
       schedule(queue);
