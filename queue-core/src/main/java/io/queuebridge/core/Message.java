@@ -246,17 +246,17 @@ public final class Message {
     private String topic = "";
     private byte[] key;
     private byte[] value;
-    private List<Header> headers = new ArrayList<>();
+    private List<Header> headers = List.of();
     // True while headers / properties are a built message's immutable collections (toBuilder):
     // they are copied only when this builder changes them, so restamping a message copies nothing.
-    private boolean headersShared;
+    private boolean headersShared = true;
     private long timestamp = -1;
     private TimestampType timestampType = TimestampType.NO_TIMESTAMP;
     private Instant createdAt;
     private Instant expiresAt;
     private MessageState state = MessageState.QUEUED;
-    private Map<String, String> properties = new LinkedHashMap<>();
-    private boolean propertiesShared;
+    private Map<String, String> properties = Map.of();
+    private boolean propertiesShared = true;
 
     private Builder() {}
 
@@ -351,6 +351,19 @@ public final class Message {
       Map<String, String> own = ownProperties();
       own.clear();
       own.putAll(properties);
+      return this;
+    }
+
+    /**
+     * Takes {@code headers} and {@code properties} as this builder's own, without copying them: for
+     * {@link PublishRequest.Builder}, whose collections are built fresh for this builder. The
+     * message built still copies them, so later changes by the caller stay invisible to it.
+     */
+    Builder adopt(List<Header> headers, Map<String, String> properties) {
+      this.headers = headers;
+      this.headersShared = false;
+      this.properties = properties;
+      this.propertiesShared = false;
       return this;
     }
 

@@ -140,7 +140,8 @@ public final class PublishRequest {
     }
 
     public PublishRequest build() {
-      message.headers(headers).properties(properties);
+      message.adopt(headers, properties); // the message built copies them
+
       return new PublishRequest(this);
     }
   }
