@@ -40,18 +40,27 @@ public final class Message {
     this.topic = Objects.requireNonNullElse(b.topic, "");
     this.key = copy && b.key != null ? b.key.clone() : b.key;
     this.value = copy && b.value != null ? b.value.clone() : b.value;
-    this.headers = b.headersShared ? b.headers : List.copyOf(b.headers);
+    if (b.headersShared) {
+      this.headers = b.headers;
+    } else {
+      this.headers = List.copyOf(b.headers);
+      b.headers = this.headers; // immutable: the builder copies it if it changes it again
+      b.headersShared = true;
+    }
     this.timestamp = b.timestamp;
     this.timestampType = b.timestampType;
     this.createdAt = b.createdAt;
     this.expiresAt = b.expiresAt;
     this.state = b.state;
-    this.properties =
-        b.propertiesShared
-            ? b.properties
-            : b.properties.isEmpty()
-                ? Map.of()
-                : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.properties));
+    if (b.propertiesShared) {
+      this.properties = b.properties;
+    } else {
+      // The message takes the builder's map; the builder copies it if it changes it again.
+      this.properties =
+          b.properties.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(b.properties);
+      b.properties = this.properties;
+      b.propertiesShared = true;
+    }
   }
 
   public static Builder builder() {
@@ -351,19 +360,6 @@ public final class Message {
       Map<String, String> own = ownProperties();
       own.clear();
       own.putAll(properties);
-      return this;
-    }
-
-    /**
-     * Takes {@code headers} and {@code properties} as this builder's own, without copying them: for
-     * {@link PublishRequest.Builder}, whose collections are built fresh for this builder. The
-     * message built still copies them, so later changes by the caller stay invisible to it.
-     */
-    Builder adopt(List<Header> headers, Map<String, String> properties) {
-      this.headers = headers;
-      this.headersShared = false;
-      this.properties = properties;
-      this.propertiesShared = false;
       return this;
     }
 
