@@ -49,12 +49,16 @@ import org.slf4j.LoggerFactory;
  * below that queue's watermark, so a crash or a rebalance at any point neither loses nor duplicates
  * a record. {@link #preCommit} reports only offsets whose records are durable in every target.
  *
- * <p><b>Pipelining.</b> {@code put} maps its records and hands the batch to a writer thread of its
- * own, which appends it and runs the barrier ({@link QueueManager#publishBatchDurably}), then
- * returns; the next {@code put}, {@link #preCommit} and {@link #close} first wait for that batch.
- * So at most one batch is in flight, batches reach the store in order, each still gets one barrier
- * of its own, and Connect fetches and converts the next records while the previous barrier runs. A
- * batch counts as processed (for {@code preCommit}) only once its barrier has passed.
+ * <p><b>Pipelining</b> ({@code queue.write.pipelined=true}, the default). {@code put} maps its
+ * records and hands them to a writer thread of its own, which appends them and runs the barrier
+ * ({@link QueueManager#publishBatchDurably}), and returns; Connect fetches and converts the next
+ * records meanwhile. Records put while the writer is busy are collected (up to {@link
+ * #MAX_WAITING_RECORDS} records or {@link #MAX_WAITING_BYTES} bytes, beyond which {@code put}
+ * waits) and handed over together when it is free, so a slow barrier makes the batches larger
+ * instead of the task slower. One writer, one batch in flight: batches reach the store in order.
+ * Every record passes a barrier, atomically with its watermark, before {@link #preCommit} reports
+ * its offset; {@code preCommit} and {@link #close} first write what is collected and wait for it.
+ * With {@code false}, {@code put} returns only once its own batch is durable.
  *
  * <p><b>Failures and back-pressure.</b> A batch that failed retriably (a failed barrier, a
  * transient store error, a classic queue at its {@code maxDepth}) was already returned from {@code
@@ -268,6 +272,10 @@ public class QueueSinkTask extends SinkTask {
       collect(records, rewound, waiting);
     }
     if (waiting == null) {
+      return;
+    }
+    if (!config.pipelinedWrites()) {
+      drain(); // synchronous: this put's batch is durable (or recovered from) on return
       return;
     }
     if (inFlight != null

@@ -191,6 +191,18 @@ class QueueSinkTaskTest {
   }
 
   @Test
+  void withPipeliningOffEachPutIsDurableWhenItReturns() {
+    Map<String, String> props = props("file");
+    props.put(QueueSinkConfig.WRITE_PIPELINED_CONFIG, "false");
+    QueueSinkTask task = start(new FakeContext(TP0), props);
+    task.open(List.of(TP0));
+    task.put(records(TP0, 0, 5));
+    assertThat(coordinates(stream())).hasSize(5);
+    task.put(records(TP0, 5, 7));
+    assertThat(coordinates(stream())).hasSize(7);
+  }
+
+  @Test
   void aFailedBarrierThatAppendedIsRewoundPausedAndNotDuplicated() {
     FakeContext context = new FakeContext(TP0, TP1);
     QueueSinkTask task = start(context, "flaky");

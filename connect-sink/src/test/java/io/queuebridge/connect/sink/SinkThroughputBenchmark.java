@@ -35,7 +35,8 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  * Sink throughput harness (a benchmark, not a test): on one embedded broker + worker, the same
  * records are read by a raw {@link KafkaConsumer}, written to a file by Kafka's {@link
  * FileStreamSinkConnector}, and written into a {@code file}-store stream by the Queue Bridge sink
- * (fsync per batch) with 1 and with 4 tasks. Prints a Markdown table per round and the medians.
+ * (fsync per batch) with 1 and with 4 tasks, and with 1 task and synchronous puts ({@code
+ * queue.write.pipelined=false}). Prints a Markdown table per round and the medians.
  *
  * <pre>
  * mvn -B -ntp -Psink-bench -pl connect-sink -am process-test-classes \
@@ -73,7 +74,8 @@ public final class SinkThroughputBenchmark {
   /** One reader's figures in one round: records per second end to end and in steady state. */
   private record Rate(double endToEnd, double steady) {}
 
-  private record Round(Rate consumer, Rate fileStream, Rate bridge1, Rate bridge4) {}
+  private record Round(
+      Rate consumer, Rate fileStream, Rate bridge1, Rate bridge4, Rate bridge1Synchronous) {}
 
   public static void main(String[] args) throws Exception {
     int requested = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
@@ -109,11 +111,12 @@ public final class SinkThroughputBenchmark {
           switch ((round + k) % 3) {
             case 0 -> consumer = rawConsumer(cluster, count, "bench-raw-" + round);
             case 1 -> fileStream = fileStreamSink(cluster, count, dir, round);
-            default -> bridge1 = bridgeSink(cluster, count, dir, 1, round);
+            default -> bridge1 = bridgeSink(cluster, count, dir, 1, round, true);
           }
         }
-        Rate bridge4 = bridgeSink(cluster, count, dir, 4, round);
-        Round r = new Round(consumer, fileStream, bridge1, bridge4);
+        Rate bridge4 = bridgeSink(cluster, count, dir, 4, round, true);
+        Rate synchronous = bridgeSink(cluster, count, dir, 1, round, false);
+        Round r = new Round(consumer, fileStream, bridge1, bridge4, synchronous);
         System.out.println(table(round == 0 ? "warm-up (not counted)" : "round " + round, r));
         if (round > 0) {
           timed.add(r);
@@ -133,6 +136,7 @@ public final class SinkThroughputBenchmark {
     line(out, "FileStreamSinkConnector, 1 task", r.fileStream);
     line(out, "Queue Bridge sink, 1 task", r.bridge1);
     line(out, "Queue Bridge sink, 4 tasks", r.bridge4);
+    line(out, "Queue Bridge sink, 1 task, queue.write.pipelined=false", r.bridge1Synchronous);
     return out.toString();
   }
 
@@ -159,6 +163,11 @@ public final class SinkThroughputBenchmark {
     summaryLine(out, "FileStreamSinkConnector, 1 task (reference)", rounds, Round::fileStream);
     summaryLine(out, "Queue Bridge sink, file store, 1 task", rounds, Round::bridge1);
     summaryLine(out, "Queue Bridge sink, file store, 4 tasks", rounds, Round::bridge4);
+    summaryLine(
+        out,
+        "Queue Bridge sink, file store, 1 task, queue.write.pipelined=false",
+        rounds,
+        Round::bridge1Synchronous);
     out.append("\nPer-round ratios (QB 1 task / FileStream, end to end): ");
     out.append(ratios(rounds, Round::fileStream));
     out.append("\nPer-round ratios (QB 1 task / raw consumer, end to end): ");
@@ -291,11 +300,13 @@ public final class SinkThroughputBenchmark {
   }
 
   private static Rate bridgeSink(
-      EmbeddedConnectCluster cluster, long count, Path dir, int tasks, int round) throws Exception {
+      EmbeddedConnectCluster cluster, long count, Path dir, int tasks, int round, boolean pipelined)
+      throws Exception {
+    String name = "bench-bridge-" + tasks + (pipelined ? "" : "-sync") + "-" + round;
     Map<String, String> props =
-        SinkTestSupport.sinkProps(
-            dir.resolve("store-" + tasks + "-" + round), "bench-stream", TOPIC, tasks);
-    return timeConnector(cluster, "bench-bridge-" + tasks + "-" + round, props, count);
+        SinkTestSupport.sinkProps(dir.resolve("store-" + name), "bench-stream", TOPIC, tasks);
+    props.put(QueueSinkConfig.WRITE_PIPELINED_CONFIG, Boolean.toString(pipelined));
+    return timeConnector(cluster, name, props, count);
   }
 
   private static Rate timeConnector(
