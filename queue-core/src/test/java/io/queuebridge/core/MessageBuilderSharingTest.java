@@ -2,6 +2,7 @@ package io.queuebridge.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -20,15 +21,25 @@ class MessageBuilderSharingTest {
         .build();
   }
 
+  /** Properties as "key=value" in order, and header keys in order. */
+  private static void assertHolds(
+      Map<String, String> properties,
+      List<Header> headers,
+      List<String> expectedProperties,
+      String... expectedHeaderKeys) {
+    assertThat(properties.entrySet())
+        .extracting(e -> e.getKey() + "=" + e.getValue())
+        .containsExactlyElementsOf(expectedProperties);
+    assertThat(headers).extracting(Header::key).containsExactly(expectedHeaderKeys);
+  }
+
   @Test
   void changingARestampedBuilderNeverChangesTheOriginalMessage() {
     Message m = original();
     Message changed =
         m.toBuilder().property("q", "2").header("h2", new byte[] {2}).offset(5).build();
-    assertThat(m.properties()).containsExactly(Map.entry("p", "1"));
-    assertThat(m.headers()).extracting(Header::key).containsExactly("h");
-    assertThat(changed.properties()).containsExactly(Map.entry("p", "1"), Map.entry("q", "2"));
-    assertThat(changed.headers()).extracting(Header::key).containsExactly("h", "h2");
+    assertHolds(m.properties(), m.headers(), List.of("p=1"), "h");
+    assertHolds(changed.properties(), changed.headers(), List.of("p=1", "q=2"), "h", "h2");
   }
 
   @Test
@@ -53,10 +64,8 @@ class MessageBuilderSharingTest {
     PublishRequest first = b.build();
     b.property("b", "2").header("h2", new byte[] {3});
     PublishRequest second = b.build();
-    assertThat(first.properties()).containsExactly(Map.entry("a", "1"));
-    assertThat(first.headers()).extracting(Header::key).containsExactly("h");
-    assertThat(second.properties()).containsExactly(Map.entry("a", "1"), Map.entry("b", "2"));
-    assertThat(second.headers()).extracting(Header::key).containsExactly("h", "h2");
+    assertHolds(first.properties(), first.headers(), List.of("a=1"), "h");
+    assertHolds(second.properties(), second.headers(), List.of("a=1", "b=2"), "h", "h2");
   }
 
   @Test

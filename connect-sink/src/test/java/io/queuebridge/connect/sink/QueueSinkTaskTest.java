@@ -75,6 +75,13 @@ class QueueSinkTaskTest {
     return task;
   }
 
+  /** A started task that Connect has given the context's partitions. */
+  private QueueSinkTask opened(FakeContext context, String storeType) {
+    QueueSinkTask task = start(context, storeType);
+    task.open(context.assignment);
+    return task;
+  }
+
   /** What Connect does before committing: the task reports (and so waits for) what is durable. */
   private static Map<TopicPartition, OffsetAndMetadata> durable(
       QueueSinkTask task, TopicPartition... partitions) {
@@ -142,8 +149,7 @@ class QueueSinkTaskTest {
   @Test
   void recordsBelowTheWatermarkAreSkippedSoARedeliveryWritesNothingTwice() {
     FakeContext context = new FakeContext(TP0);
-    QueueSinkTask task = start(context, "file");
-    task.open(List.of(TP0));
+    QueueSinkTask task = opened(context, "file");
     task.put(records(TP0, 0, 10));
     task.put(records(TP0, 5, 15)); // Kafka redelivers 5..9 (e.g. offsets not yet committed)
     assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(15)));
@@ -159,8 +165,7 @@ class QueueSinkTaskTest {
   @Test
   void preCommitReportsOnlyWhatIsDurable() {
     FakeContext context = new FakeContext(TP0, TP1);
-    QueueSinkTask task = start(context, "file");
-    task.open(List.of(TP0, TP1));
+    QueueSinkTask task = opened(context, "file");
     Map<TopicPartition, OffsetAndMetadata> current = new LinkedHashMap<>();
     current.put(TP0, new OffsetAndMetadata(50));
     current.put(TP1, new OffsetAndMetadata(50));
@@ -172,8 +177,7 @@ class QueueSinkTaskTest {
   @Test
   void putsWhileTheWriterIsBusyAreCollectedIntoOneBatchAndReportedOnlyOnceDurable() {
     FakeContext context = new FakeContext(TP0);
-    QueueSinkTask task = start(context, "flaky");
-    task.open(List.of(TP0));
+    QueueSinkTask task = opened(context, "flaky");
     FlakyStoreProvider.hold = new CountDownLatch(1);
     task.put(records(TP0, 0, 5)); // handed to the writer, which waits before appending
     task.put(records(TP0, 5, 9)); // the writer is busy: collected, put returns
@@ -205,8 +209,7 @@ class QueueSinkTaskTest {
   @Test
   void aFailedBarrierThatAppendedIsRewoundPausedAndNotDuplicated() {
     FakeContext context = new FakeContext(TP0, TP1);
-    QueueSinkTask task = start(context, "flaky");
-    task.open(List.of(TP0, TP1));
+    QueueSinkTask task = opened(context, "flaky");
     task.put(records(TP0, 0, 5));
     assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
     FlakyStoreProvider.FAIL_AFTER_APPEND.set(1);
