@@ -1,8 +1,11 @@
 package io.queuebridge.connect.sink;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -75,7 +78,12 @@ public final class SinkThroughputBenchmark {
   private record Rate(double endToEnd, double steady) {}
 
   private record Round(
-      Rate consumer, Rate fileStream, Rate bridge1, Rate bridge4, Rate bridge1Synchronous) {}
+      Rate consumer,
+      Rate fileStream,
+      Rate bridge1,
+      Rate bridge4,
+      Rate bridge1Synchronous,
+      Rate diskFloor) {}
 
   public static void main(String[] args) throws Exception {
     int requested = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
@@ -116,7 +124,8 @@ public final class SinkThroughputBenchmark {
         }
         Rate bridge4 = bridgeSink(cluster, count, dir, 4, round, true);
         Rate synchronous = bridgeSink(cluster, count, dir, 1, round, false);
-        Round r = new Round(consumer, fileStream, bridge1, bridge4, synchronous);
+        Rate disk = rawWriteAndSync(dir.resolve("raw-" + round), count, size);
+        Round r = new Round(consumer, fileStream, bridge1, bridge4, synchronous, disk);
         System.out.println(table(round == 0 ? "warm-up (not counted)" : "round " + round, r));
         if (round > 0) {
           timed.add(r);
@@ -137,6 +146,7 @@ public final class SinkThroughputBenchmark {
     line(out, "Queue Bridge sink, 1 task", r.bridge1);
     line(out, "Queue Bridge sink, 4 tasks", r.bridge4);
     line(out, "Queue Bridge sink, 1 task, queue.write.pipelined=false", r.bridge1Synchronous);
+    line(out, "raw FileChannel write + fsync per 512 KiB, no Kafka (disk floor)", r.diskFloor);
     return out.toString();
   }
 
@@ -168,6 +178,11 @@ public final class SinkThroughputBenchmark {
         "Queue Bridge sink, file store, 1 task, queue.write.pipelined=false",
         rounds,
         Round::bridge1Synchronous);
+    summaryLine(
+        out,
+        "raw FileChannel write + fsync per 512 KiB of the same bytes, no Kafka (disk floor)",
+        rounds,
+        Round::diskFloor);
     out.append("\nPer-round ratios (QB 1 task / FileStream, end to end): ");
     out.append(ratios(rounds, Round::fileStream));
     out.append("\nPer-round ratios (QB 1 task / raw consumer, end to end): ");
@@ -344,6 +359,33 @@ public final class SinkThroughputBenchmark {
         first == started
             ? count / seconds(ended - started)
             : (count - atFirst) / seconds(ended - first));
+  }
+
+  /**
+   * What the disk alone allows the sink: the records' bytes (value, key and about 100 B of framing
+   * and coordinates each) written with {@link FileChannel} in 512 KiB chunks (about one {@code put}
+   * of 500 records), each followed by an fsync. Same rate in both columns.
+   */
+  private static Rate rawWriteAndSync(Path file, long count, int size) throws Exception {
+    int perRecord = size + 110;
+    int perChunk = Math.max(1, (512 * 1024) / perRecord);
+    ByteBuffer chunk = ByteBuffer.allocate(perChunk * perRecord);
+    new Random(7).nextBytes(chunk.array());
+    long started = System.nanoTime();
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      for (long written = 0; written < count; written += perChunk) {
+        int records = (int) Math.min(perChunk, count - written);
+        chunk.clear().limit(records * perRecord);
+        while (chunk.hasRemaining()) {
+          ch.write(chunk);
+        }
+        ch.force(false);
+      }
+    }
+    double rate = count / seconds(System.nanoTime() - started);
+    Files.delete(file);
+    return new Rate(rate, rate);
   }
 
   private static long committed(Admin admin, String group) throws Exception {
