@@ -225,10 +225,11 @@ class PostgresStorageTest {
                         () -> {
                           one.groups().updateCursor("q", "g", 5, T0);
                           holding.countDown();
-                          await()
-                              .atMost(Duration.ofSeconds(60))
-                              .until(() -> release.getCount() == 0);
-                          return null;
+                          try {
+                            return release.await(60, TimeUnit.SECONDS);
+                          } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                          }
                         }));
     assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
     Future<Long> second =
