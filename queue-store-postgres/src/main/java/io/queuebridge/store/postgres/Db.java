@@ -290,6 +290,18 @@ final class Db implements AutoCloseable {
     }
   }
 
+  /**
+   * Like {@link #update}, for a change that must touch a row: throws what {@code ifNone} supplies
+   * when none changed (the transaction is then rolled back by its runner).
+   */
+  static void updateSome(
+      Connection c, String sql, Binder binder, Supplier<? extends RuntimeException> ifNone)
+      throws SQLException {
+    if (update(c, sql, binder) == 0) {
+      throw ifNone.get();
+    }
+  }
+
   /** Sets an instant as two parameters (epoch seconds, nanos), null as two nulls. */
   static int setInstant(PreparedStatement ps, int index, Instant t) throws SQLException {
     if (t == null) {

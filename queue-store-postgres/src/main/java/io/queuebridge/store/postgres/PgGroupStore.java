@@ -205,22 +205,19 @@ final class PgGroupStore implements ConsumerGroupStore {
         queue,
         c -> {
           long qid = groupQueueId(c, queue, groupId, true);
-          int removed =
-              Db.update(
-                  c,
-                  "DELETE FROM "
-                      + s
-                      + ".pending WHERE queue_id = ? AND group_id = ? AND off = ?"
-                      + " AND consumer_id = ?",
-                  ps -> {
-                    ps.setLong(1, qid);
-                    ps.setString(2, groupId);
-                    ps.setLong(3, offset);
-                    ps.setString(4, consumerId);
-                  });
-          if (removed == 0) {
-            throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
-          }
+          Db.updateSome(
+              c,
+              "DELETE FROM "
+                  + s
+                  + ".pending WHERE queue_id = ? AND group_id = ? AND off = ?"
+                  + " AND consumer_id = ?",
+              ps -> {
+                ps.setLong(1, qid);
+                ps.setString(2, groupId);
+                ps.setLong(3, offset);
+                ps.setString(4, consumerId);
+              },
+              () -> new PendingEntryNotFoundException(queue, groupId, consumerId, offset));
           return null;
         });
   }
@@ -232,28 +229,26 @@ final class PgGroupStore implements ConsumerGroupStore {
         queue,
         c -> {
           long qid = groupQueueId(c, queue, groupId, true);
-          int updated =
-              Db.update(
-                  c,
-                  "UPDATE "
-                      + s
-                      + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
-                      + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?,"
-                      + " visible_n = ? WHERE queue_id = ? AND group_id = ? AND off = ?",
-                  ps -> {
-                    ps.setString(1, entry.consumerId());
-                    Db.setInstant(ps, 2, entry.claimedAt());
-                    ps.setInt(4, entry.deliveryCount());
-                    Db.setInstant(ps, 5, entry.firstClaimedAt());
-                    Db.setInstant(ps, 7, entry.visibleAt());
-                    ps.setLong(9, qid);
-                    ps.setString(10, groupId);
-                    ps.setLong(11, entry.offset());
-                  });
-          if (updated == 0) {
-            throw new PendingEntryNotFoundException(
-                queue, groupId, entry.consumerId(), entry.offset());
-          }
+          Db.updateSome(
+              c,
+              "UPDATE "
+                  + s
+                  + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
+                  + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?,"
+                  + " visible_n = ? WHERE queue_id = ? AND group_id = ? AND off = ?",
+              ps -> {
+                ps.setString(1, entry.consumerId());
+                Db.setInstant(ps, 2, entry.claimedAt());
+                ps.setInt(4, entry.deliveryCount());
+                Db.setInstant(ps, 5, entry.firstClaimedAt());
+                Db.setInstant(ps, 7, entry.visibleAt());
+                ps.setLong(9, qid);
+                ps.setString(10, groupId);
+                ps.setLong(11, entry.offset());
+              },
+              () ->
+                  new PendingEntryNotFoundException(
+                      queue, groupId, entry.consumerId(), entry.offset()));
           touch(c, qid, groupId, entry.claimedAt());
           return null;
         });

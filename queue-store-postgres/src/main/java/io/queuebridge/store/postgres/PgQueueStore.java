@@ -85,21 +85,18 @@ final class PgQueueStore implements DurableQueueStore {
     db.write(
         config.name(),
         c -> {
-          int inserted =
-              Db.update(
-                  c,
-                  "INSERT INTO "
-                      + s
-                      + ".queues (name, config, reserved) VALUES (?, ?, ?)"
-                      + " ON CONFLICT (name) DO NOTHING",
-                  ps -> {
-                    ps.setString(1, config.name());
-                    ps.setBytes(2, json);
-                    ps.setBoolean(3, config.reserved());
-                  });
-          if (inserted == 0) {
-            throw new QueueAlreadyExistsException(config.name());
-          }
+          Db.updateSome(
+              c,
+              "INSERT INTO "
+                  + s
+                  + ".queues (name, config, reserved) VALUES (?, ?, ?)"
+                  + " ON CONFLICT (name) DO NOTHING",
+              ps -> {
+                ps.setString(1, config.name());
+                ps.setBytes(2, json);
+                ps.setBoolean(3, config.reserved());
+              },
+              () -> new QueueAlreadyExistsException(config.name()));
           bumpCatalog(c);
           return null;
         });
@@ -136,18 +133,15 @@ final class PgQueueStore implements DurableQueueStore {
     db.write(
         config.name(),
         c -> {
-          int updated =
-              Db.update(
-                  c,
-                  "UPDATE " + s + ".queues SET config = ?, reserved = ? WHERE name = ?",
-                  ps -> {
-                    ps.setBytes(1, json);
-                    ps.setBoolean(2, config.reserved());
-                    ps.setString(3, config.name());
-                  });
-          if (updated == 0) {
-            throw new QueueNotFoundException(config.name());
-          }
+          Db.updateSome(
+              c,
+              "UPDATE " + s + ".queues SET config = ?, reserved = ? WHERE name = ?",
+              ps -> {
+                ps.setBytes(1, json);
+                ps.setBoolean(2, config.reserved());
+                ps.setString(3, config.name());
+              },
+              () -> new QueueNotFoundException(config.name()));
           bumpCatalog(c);
           return null;
         });
