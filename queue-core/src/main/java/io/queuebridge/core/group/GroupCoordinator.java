@@ -592,7 +592,6 @@ public final class GroupCoordinator {
           queue,
           group,
           () -> {
-            out.clear(); // a failed (rolled back) body delivers nothing
             QueueConfig config = queues.getQueue(queue);
             ConsumerGroupState g = groups.getGroup(queue, group);
             requireMode(g, GroupMode.QUEUE);
@@ -605,9 +604,6 @@ public final class GroupCoordinator {
             }
             return pelFull;
           });
-    } catch (RuntimeException e) {
-      out.clear();
-      throw e;
     } finally {
       metrics.claimLatencyNanos.add(System.nanoTime() - start);
     }
