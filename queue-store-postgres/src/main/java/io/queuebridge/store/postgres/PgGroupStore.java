@@ -188,23 +188,22 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public void addPending(String queue, String groupId, PendingEntry entry) {
     Objects.requireNonNull(entry, "entry");
-    db.write(
+    changeGroup(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, true);
+        groupId,
+        (c, qid) -> {
           upsertPending(c, qid, groupId, List.of(entry));
           touch(c, qid, groupId, entry.claimedAt());
-          return null;
         });
   }
 
   @Override
   public void removePending(String queue, String groupId, String consumerId, long offset) {
     Objects.requireNonNull(consumerId, "consumerId");
-    db.write(
+    changeGroup(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, true);
+        groupId,
+        (c, qid) -> {
           Db.updateSome(
               c,
               "DELETE FROM "
@@ -218,17 +217,16 @@ final class PgGroupStore implements ConsumerGroupStore {
                 ps.setString(4, consumerId);
               },
               () -> new PendingEntryNotFoundException(queue, groupId, consumerId, offset));
-          return null;
         });
   }
 
   @Override
   public void updatePending(String queue, String groupId, PendingEntry entry) {
     Objects.requireNonNull(entry, "entry");
-    db.write(
+    changeGroup(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, true);
+        groupId,
+        (c, qid) -> {
           Db.updateSome(
               c,
               "UPDATE "
@@ -250,7 +248,6 @@ final class PgGroupStore implements ConsumerGroupStore {
                   new PendingEntryNotFoundException(
                       queue, groupId, entry.consumerId(), entry.offset()));
           touch(c, qid, groupId, entry.claimedAt());
-          return null;
         });
   }
 
@@ -471,10 +468,10 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public void registerConsumer(String queue, String groupId, ConsumerInfo consumer) {
     Objects.requireNonNull(consumer, "consumer");
-    db.write(
+    changeGroup(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, true);
+        groupId,
+        (c, qid) -> {
           try (PreparedStatement ps =
               c.prepareStatement(
                   "INSERT INTO "
@@ -489,7 +486,6 @@ final class PgGroupStore implements ConsumerGroupStore {
             ps.executeUpdate();
           }
           touch(c, qid, groupId, consumer.lastHeartbeat());
-          return null;
         });
   }
 
@@ -497,10 +493,10 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public void unregisterConsumer(String queue, String groupId, String consumerId) {
     Objects.requireNonNull(consumerId, "consumerId");
-    db.write(
+    changeGroup(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, true);
+        groupId,
+        (c, qid) -> {
           Db.update(
               c,
               "DELETE FROM "
@@ -511,7 +507,6 @@ final class PgGroupStore implements ConsumerGroupStore {
                 ps.setString(2, groupId);
                 ps.setString(3, consumerId);
               });
-          return null;
         });
   }
 
@@ -531,6 +526,24 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
+
+  @FunctionalInterface
+  private interface GroupWork {
+    void run(Connection c, long queueId) throws SQLException;
+  }
+
+  /**
+   * One transaction (or the bound one) that first locks the group's row ({@link
+   * GroupNotFoundException} when absent), then runs {@code work} with the queue's row id.
+   */
+  private void changeGroup(String queue, String groupId, GroupWork work) {
+    db.write(
+        queue,
+        c -> {
+          work.run(c, groupQueueId(c, queue, groupId, true));
+          return null;
+        });
+  }
 
   /** The queue's row id; {@link QueueNotFoundException} if absent. */
   private long queueId(Connection c, String queue, boolean keyShare) throws SQLException {

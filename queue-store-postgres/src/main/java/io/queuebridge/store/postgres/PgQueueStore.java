@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The queue-log half of {@link PostgresStorage} (SEMANTICS B §2.1, §2.2).
@@ -82,24 +83,18 @@ final class PgQueueStore implements DurableQueueStore {
     Names.encode("queue name", config.name()); // the file store's naming rules, for portability
     config.validate();
     byte[] json = QueueConfigCodec.toJson(config);
-    db.write(
+    changeQueueRow(
         config.name(),
-        c -> {
-          Db.updateSome(
-              c,
-              "INSERT INTO "
-                  + s
-                  + ".queues (name, config, reserved) VALUES (?, ?, ?)"
-                  + " ON CONFLICT (name) DO NOTHING",
-              ps -> {
-                ps.setString(1, config.name());
-                ps.setBytes(2, json);
-                ps.setBoolean(3, config.reserved());
-              },
-              () -> new QueueAlreadyExistsException(config.name()));
-          bumpCatalog(c);
-          return null;
-        });
+        "INSERT INTO "
+            + s
+            + ".queues (name, config, reserved) VALUES (?, ?, ?)"
+            + " ON CONFLICT (name) DO NOTHING",
+        ps -> {
+          ps.setString(1, config.name());
+          ps.setBytes(2, json);
+          ps.setBoolean(3, config.reserved());
+        },
+        () -> new QueueAlreadyExistsException(config.name()));
   }
 
   @Override
@@ -130,21 +125,15 @@ final class PgQueueStore implements DurableQueueStore {
       TopicFilters.validateFilter(filter);
     }
     byte[] json = QueueConfigCodec.toJson(config);
-    db.write(
+    changeQueueRow(
         config.name(),
-        c -> {
-          Db.updateSome(
-              c,
-              "UPDATE " + s + ".queues SET config = ?, reserved = ? WHERE name = ?",
-              ps -> {
-                ps.setBytes(1, json);
-                ps.setBoolean(2, config.reserved());
-                ps.setString(3, config.name());
-              },
-              () -> new QueueNotFoundException(config.name()));
-          bumpCatalog(c);
-          return null;
-        });
+        "UPDATE " + s + ".queues SET config = ?, reserved = ? WHERE name = ?",
+        ps -> {
+          ps.setBytes(1, json);
+          ps.setBoolean(2, config.reserved());
+          ps.setString(3, config.name());
+        },
+        () -> new QueueNotFoundException(config.name()));
   }
 
   @Override
@@ -362,6 +351,21 @@ final class PgQueueStore implements DurableQueueStore {
       ps.setString(2, queue);
       ps.execute();
     }
+  }
+
+  /**
+   * One transaction (or the bound one): a change of one queue row that must touch it (else what
+   * {@code ifNone} supplies is thrown) and a catalog bump, so every store rebuilds its topic index.
+   */
+  private void changeQueueRow(
+      String name, String sql, Db.Binder binder, Supplier<? extends RuntimeException> ifNone) {
+    db.write(
+        name,
+        c -> {
+          Db.updateSome(c, sql, binder, ifNone);
+          bumpCatalog(c);
+          return null;
+        });
   }
 
   private void bumpCatalog(Connection c) throws SQLException {
