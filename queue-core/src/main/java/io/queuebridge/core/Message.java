@@ -40,16 +40,27 @@ public final class Message {
     this.topic = Objects.requireNonNullElse(b.topic, "");
     this.key = copy && b.key != null ? b.key.clone() : b.key;
     this.value = copy && b.value != null ? b.value.clone() : b.value;
-    this.headers = List.copyOf(b.headers);
+    if (b.headersShared) {
+      this.headers = b.headers;
+    } else {
+      this.headers = List.copyOf(b.headers);
+      b.headers = this.headers; // immutable: the builder copies it if it changes it again
+      b.headersShared = true;
+    }
     this.timestamp = b.timestamp;
     this.timestampType = b.timestampType;
     this.createdAt = b.createdAt;
     this.expiresAt = b.expiresAt;
     this.state = b.state;
-    this.properties =
-        b.properties.isEmpty()
-            ? Map.of()
-            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(b.properties));
+    if (b.propertiesShared) {
+      this.properties = b.properties;
+    } else {
+      // The message takes the builder's map; the builder copies it if it changes it again.
+      this.properties =
+          b.properties.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(b.properties);
+      b.properties = this.properties;
+      b.propertiesShared = true;
+    }
   }
 
   public static Builder builder() {
@@ -64,13 +75,15 @@ public final class Message {
     b.topic = topic;
     b.key = key;
     b.value = value;
-    b.headers.addAll(headers);
+    b.headers = headers; // immutable: shared until the builder changes it
+    b.headersShared = true;
     b.timestamp = timestamp;
     b.timestampType = timestampType;
     b.createdAt = createdAt;
     b.expiresAt = expiresAt;
     b.state = state;
-    b.properties.putAll(properties);
+    b.properties = properties; // unmodifiable: shared until the builder changes it
+    b.propertiesShared = true;
     return b;
   }
 
@@ -242,15 +255,35 @@ public final class Message {
     private String topic = "";
     private byte[] key;
     private byte[] value;
-    private final List<Header> headers = new ArrayList<>();
+    private List<Header> headers = List.of();
+    // True while headers / properties are a built message's immutable collections (toBuilder):
+    // they are copied only when this builder changes them, so restamping a message copies nothing.
+    private boolean headersShared = true;
     private long timestamp = -1;
     private TimestampType timestampType = TimestampType.NO_TIMESTAMP;
     private Instant createdAt;
     private Instant expiresAt;
     private MessageState state = MessageState.QUEUED;
-    private final Map<String, String> properties = new LinkedHashMap<>();
+    private Map<String, String> properties = Map.of();
+    private boolean propertiesShared = true;
 
     private Builder() {}
+
+    private List<Header> ownHeaders() {
+      if (headersShared) {
+        headers = new ArrayList<>(headers);
+        headersShared = false;
+      }
+      return headers;
+    }
+
+    private Map<String, String> ownProperties() {
+      if (propertiesShared) {
+        properties = new LinkedHashMap<>(properties);
+        propertiesShared = false;
+      }
+      return properties;
+    }
 
     public Builder id(String id) {
       this.id = id;
@@ -280,7 +313,7 @@ public final class Message {
     }
 
     public Builder header(Header header) {
-      headers.add(Objects.requireNonNull(header, "header"));
+      ownHeaders().add(Objects.requireNonNull(header, "header"));
       return this;
     }
 
@@ -289,8 +322,9 @@ public final class Message {
     }
 
     public Builder headers(List<Header> headers) {
-      this.headers.clear();
-      this.headers.addAll(headers);
+      List<Header> own = ownHeaders();
+      own.clear();
+      own.addAll(headers);
       return this;
     }
 
@@ -318,13 +352,14 @@ public final class Message {
     }
 
     public Builder property(String key, String value) {
-      properties.put(Objects.requireNonNull(key, "property key"), value);
+      ownProperties().put(Objects.requireNonNull(key, "property key"), value);
       return this;
     }
 
     public Builder properties(Map<String, String> properties) {
-      this.properties.clear();
-      this.properties.putAll(properties);
+      Map<String, String> own = ownProperties();
+      own.clear();
+      own.putAll(properties);
       return this;
     }
 

@@ -1,6 +1,8 @@
 package io.queuebridge.core;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs a {@link QueueManager}'s periodic work: the retention pass, stale-consumer cleanup with
@@ -30,6 +32,42 @@ public interface PeriodicScheduler {
    * @return the handle that stops further executions
    */
   Cancellable schedule(String name, Duration period, Runnable task);
+
+  /**
+   * Arranges for {@code task} to run once, about {@code delay} from now, unless the returned handle
+   * is cancelled first (the delivery engine's redelivery timers). Must not block.
+   *
+   * <p>The default runs it through {@link #schedule} with {@code delay} as the period and cancels
+   * that periodic task at its first execution, so a scheduler that implements only {@code schedule}
+   * (a test scheduler on a manual clock) gets one-shot timers on the same clock.
+   *
+   * @param delay positive
+   */
+  default Cancellable scheduleOnce(String name, Duration delay, Runnable task) {
+    AtomicBoolean done = new AtomicBoolean();
+    AtomicReference<Cancellable> periodic = new AtomicReference<>();
+    Cancellable handle =
+        schedule(
+            name,
+            delay,
+            () -> {
+              if (done.compareAndSet(false, true)) {
+                Cancellable p = periodic.get();
+                if (p != null) {
+                  p.cancel();
+                }
+                task.run();
+              }
+            });
+    periodic.set(handle);
+    if (done.get()) {
+      handle.cancel(); // ran before the handle was stored
+    }
+    return () -> {
+      done.set(true);
+      handle.cancel();
+    };
+  }
 
   /** Stops further executions of one scheduled task. */
   @FunctionalInterface

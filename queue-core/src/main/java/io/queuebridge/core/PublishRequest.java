@@ -1,7 +1,5 @@
 package io.queuebridge.core;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -89,9 +87,8 @@ public final class PublishRequest {
   public static final class Builder {
     private final String topic;
     private String clientId = "";
+    // Headers and properties live in the message builder, which copies them only when needed.
     private final Message.Builder message = Message.builder();
-    private final List<Header> headers = new ArrayList<>();
-    private final Map<String, String> properties = new LinkedHashMap<>();
 
     private Builder(String topic) {
       this.topic = topic;
@@ -108,24 +105,22 @@ public final class PublishRequest {
     }
 
     public Builder header(String key, byte[] value) {
-      headers.add(Header.of(key, value));
+      message.header(key, value);
       return this;
     }
 
     public Builder headers(List<Header> headers) {
-      this.headers.clear();
-      this.headers.addAll(headers);
+      message.headers(headers);
       return this;
     }
 
     public Builder property(String key, String value) {
-      properties.put(key, value);
+      message.property(key, value);
       return this;
     }
 
     public Builder properties(Map<String, String> properties) {
-      this.properties.clear();
-      this.properties.putAll(properties);
+      message.properties(properties);
       return this;
     }
 
@@ -140,7 +135,6 @@ public final class PublishRequest {
     }
 
     public PublishRequest build() {
-      message.headers(headers).properties(properties);
       return new PublishRequest(this);
     }
   }

@@ -179,7 +179,10 @@ public final class QueueManager {
       built = Map.of();
     }
     this.contracts = built;
-    GroupCoordinator.Builder groupsBuilder = GroupCoordinator.builder(queues, groups).clock(clock);
+    GroupCoordinator.Builder groupsBuilder =
+        GroupCoordinator.builder(queues, groups)
+            .clock(clock)
+            .onRedeliveryDue((queue, group, at) -> redeliveryDue(queue, at));
     if (config.onConsumerRemoved() != null) {
       groupsBuilder.onConsumerRemoved(config.onConsumerRemoved());
     }
@@ -277,6 +280,14 @@ public final class QueueManager {
               config.consumerTimeout(),
               () -> runLoop("consumer cleanup", this::cleanUpConsumers)));
       state = State.RUNNING;
+    }
+  }
+
+  /** The group engine's redelivery times go to the delivery engine's timers. */
+  private void redeliveryDue(String queue, Instant at) {
+    DeliveryEngine engine = delivery; // null only while the constructor runs
+    if (engine != null) {
+      engine.redeliveryDue(queue, at);
     }
   }
 
@@ -1451,6 +1462,25 @@ public final class QueueManager {
   }
 
   /**
+   * Refreshes the heartbeat of every group membership of {@code clientId} (B §3.12 {@code
+   * updateHeartbeat}) through the consumer-group engine's heartbeat index, so a client that is
+   * alive but idle is not removed as stale after {@code consumerTimeout}. Memberships that are gone
+   * are forgotten; null or empty ids are ignored.
+   *
+   * @return how many memberships were refreshed
+   * @throws QueueStoreException if the store failed
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public int heartbeat(String clientId) {
+    ensureUsable();
+    try {
+      return consumerGroups.heartbeat(clientId);
+    } catch (RuntimeException e) {
+      throw wrap("", "refresh the heartbeats of client " + clientId, e);
+    }
+  }
+
+  /**
    * Subscribes {@code consumerId} to a group of {@code queue} and has the delivery engine push its
    * messages to {@code handler} ({@code Q-DEL}): joins as {@link #subscribe(String, String, String,
    * String, CursorOption)} (or {@link #subscribeExisting(String, String, String, String,
@@ -1461,9 +1491,10 @@ public final class QueueManager {
    * <p>The handler receives settle-once {@link io.queuebridge.core.group.GroupDelivery} handles on
    * a delivery worker thread, one at a time per subscription; {@link DeliveryHandler} says what
    * happens when it throws or returns without settling. Messages arrive when they are appended
-   * (through any publish path of this manager), and otherwise at the engine's one-second sweep:
-   * nack backoffs, visibility timeouts and messages appended to the store by someone else. Closing
-   * the returned handle leaves the group.
+   * (through any publish path of this manager); a nacked message when its backoff or delay ends and
+   * an expired claim when its visibility timeout ends (a timer on the manager's scheduler);
+   * anything else, such as messages appended to the store by someone else, at the engine's
+   * one-second sweep. Closing the returned handle leaves the group.
    *
    * @param groupId the group; null or empty = the default group for the options' mode
    * @return the live subscription

@@ -31,6 +31,12 @@ final class ThreadPeriodicScheduler implements PeriodicScheduler {
     return () -> future.cancel(false);
   }
 
+  @Override
+  public Cancellable scheduleOnce(String name, Duration delay, Runnable task) {
+    var future = executor.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    return () -> future.cancel(false);
+  }
+
   /** Stops the thread once the running execution, if any, returns. Idempotent; never blocks. */
   void shutdown() {
     executor.shutdown();

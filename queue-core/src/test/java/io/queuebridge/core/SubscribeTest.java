@@ -45,6 +45,21 @@ class SubscribeTest {
   }
 
   @Test
+  void aClientHeartbeatKeepsEveryMembershipOfTheClientFromGoingStale() {
+    manager.subscribe("a", "", "worker-7", "");
+    manager.subscribe("b", "", "worker-7", "w");
+    manager.subscribe("b", "", "idle-1", "w");
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(manager.heartbeat("worker-7")).isEqualTo(2);
+    clock.advance(Duration.ofMinutes(1).plusSeconds(30)); // idle-1 is now past consumerTimeout
+    manager.consumerGroups().removeStaleConsumers(clock.instant());
+    assertThat(manager.consumerGroups().group("a", "worker").orElseThrow().consumers())
+        .containsOnlyKeys("worker-7");
+    assertThat(manager.consumerGroups().group("b", "w").orElseThrow().consumers())
+        .containsOnlyKeys("worker-7");
+  }
+
+  @Test
   void subscribeKeepsAnExistingQueueAndQualifiesTheGroupByItsPattern() {
     manager.createQueue(QueueConfig.durable("jobs").topics("jobs/#").build());
     ConsumerGroupState g = manager.subscribe("jobs", "eu/+", "c1", "billing");

@@ -114,7 +114,18 @@ public final class QueueSinkConfig extends AbstractConfig {
   public static final String RETRY_BACKOFF_MS_CONFIG = "queue.retry.backoff.ms";
   public static final long RETRY_BACKOFF_MS_DEFAULT = 1_000;
   private static final String RETRY_BACKOFF_MS_DOC =
-      "How long the task waits before Connect redelivers a batch after a transient store error.";
+      "After a transient store error or a queue refusing a batch as full, how long the task keeps"
+          + " its partitions paused before it resumes them (rewound to the records not yet"
+          + " written); a full queue must also have room again.";
+
+  public static final String WRITE_PIPELINED_CONFIG = "queue.write.pipelined";
+  public static final boolean WRITE_PIPELINED_DEFAULT = true;
+  private static final String WRITE_PIPELINED_DOC =
+      "true: put() hands its batch to a writer thread and returns, so Connect fetches the next"
+          + " records while the batch is appended and fsync'ed; records put while the writer is"
+          + " busy are written together with one barrier; offsets are committed only once"
+          + " durable. false: put() returns only after its own batch is durable (one barrier per"
+          + " put). Exactly once either way.";
 
   public static final String ERRORS_TOLERANCE_CONFIG = "errors.tolerance";
 
@@ -286,6 +297,16 @@ public final class QueueSinkConfig extends AbstractConfig {
         ++order,
         Width.SHORT,
         "Retry backoff (ms)");
+    def.define(
+        WRITE_PIPELINED_CONFIG,
+        Type.BOOLEAN,
+        WRITE_PIPELINED_DEFAULT,
+        Importance.LOW,
+        WRITE_PIPELINED_DOC,
+        FLOW_GROUP,
+        ++order,
+        Width.SHORT,
+        "Pipelined writes");
     return def;
   }
 
@@ -369,6 +390,10 @@ public final class QueueSinkConfig extends AbstractConfig {
 
   public Duration retryBackoff() {
     return Duration.ofMillis(getLong(RETRY_BACKOFF_MS_CONFIG));
+  }
+
+  public boolean pipelinedWrites() {
+    return getBoolean(WRITE_PIPELINED_CONFIG);
   }
 
   /** Whether the framework's {@code errors.tolerance} is {@code all} (from the raw props). */

@@ -4,17 +4,25 @@ import io.queuebridge.core.KafkaCoordinates;
 import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.QueueFullException;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueNotFoundException;
 import io.queuebridge.core.SharedStores;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -28,7 +36,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes each {@link #put} batch into its target queues with one durability barrier per queue,
- * exactly once.
+ * exactly once, overlapping each batch's barrier with the fetching of the next.
  *
  * <p><b>Targets.</b> With {@code queue.routing=exact} every record goes to the protected stream
  * {@code queue.name}; with {@code matching} to every queue whose topic filters match the record's
@@ -39,30 +47,90 @@ import org.slf4j.LoggerFactory;
  * watermark, as one of the store's checkpoints). In {@link #open} it rewinds each assigned
  * partition to the lowest watermark any queue holds for it, and it skips, per queue, the records
  * below that queue's watermark, so a crash or a rebalance at any point neither loses nor duplicates
- * a record. {@link #preCommit} reports only offsets whose records are durable in every target
- * (every {@code put} is synchronous, so that is everything put so far). After a failed barrier the
- * watermarks are re-read from the store before the batch is retried, because a failed barrier may
- * still have appended.
+ * a record. {@link #preCommit} reports only offsets whose records are durable in every target.
  *
- * <p>Not thread-safe; Connect calls a task from one thread.
+ * <p><b>Pipelining</b> ({@code queue.write.pipelined=true}, the default). {@code put} maps its
+ * records and hands them to a writer thread of its own, which appends them and runs the barrier
+ * ({@link QueueManager#publishBatchDurably}), and returns; Connect fetches and converts the next
+ * records meanwhile. Records put while the writer is busy are collected (up to {@link
+ * #MAX_WAITING_RECORDS} records or {@link #MAX_WAITING_BYTES} bytes, beyond which {@code put}
+ * waits) and handed over together when it is free, so a slow barrier makes the batches larger
+ * instead of the task slower. One writer, one batch in flight: batches reach the store in order.
+ * Every record passes a barrier, atomically with its watermark, before {@link #preCommit} reports
+ * its offset; {@code preCommit} and {@link #close} first write what is collected and wait for it.
+ * With {@code false}, {@code put} returns only once its own batch is durable.
+ *
+ * <p><b>Failures and back-pressure.</b> A batch that failed retriably (a failed barrier, a
+ * transient store error, a classic queue at its {@code maxDepth}) was already returned from {@code
+ * put}, so it is recovered by rewind instead of redelivery: the task asks Connect to rewind each
+ * partition of the batch to the batch's first offset ({@code SinkTaskContext.offset}), drops the
+ * records of those partitions that Connect fetched meanwhile, re-reads the watermarks from the
+ * store (a failed barrier may still have appended) and pauses every assigned partition ({@code
+ * SinkTaskContext.pause}). It resumes them on a later {@code put} or {@code preCommit} once {@code
+ * queue.retry.backoff.ms} has passed and, when a queue refused the batch as full, once that queue
+ * has room for the refused batch again (or is empty). Records redelivered below a watermark are
+ * skipped, so nothing is lost or stored twice. Errors that retrying cannot fix fail the task.
+ *
+ * <p>Not thread-safe; Connect calls a task from one thread (the writer thread only runs the appends
+ * handed to it).
  */
 public class QueueSinkTask extends SinkTask {
   private static final Logger log = LoggerFactory.getLogger(QueueSinkTask.class);
 
+  /** Collected records (or bytes) at which put waits for the writer instead of collecting more. */
+  static final int MAX_WAITING_RECORDS = 20_000;
+
+  static final long MAX_WAITING_BYTES = 16L << 20;
+
+  /** How long {@link #stop} waits for a batch still being written before leaving the store open. */
+  static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Clock clock;
   private QueueSinkConfig config;
   private SharedStores.Lease lease;
   private QueueManager manager;
   private RecordMapper mapper;
   private SinkMetrics metrics;
   private ErrantRecordReporter reporter;
+  private ExecutorService writer;
 
-  /** Next offset each queue accepts from each assigned partition; absent = anything. */
+  /**
+   * Next offset each queue accepts from each assigned partition; absent = anything. Includes the
+   * batch in flight (re-read from the store if it fails).
+   */
   private final Map<String, Map<TopicPartition, Long>> watermarks = new HashMap<>();
 
   /** Next offset to commit to Kafka per assigned partition: everything below is durable. */
   private final Map<TopicPartition, Long> processed = new HashMap<>();
 
+  /** Records collected while the writer was busy, not yet handed to it; null when none. */
+  private Pending waiting;
+
+  /** The batches handed to the writer and not yet resolved; null when none. */
+  private Pending inFlight;
+
+  /** Rewinds of records given to put but not written, handed to Connect on the next put. */
+  private final Map<TopicPartition, Long> rewinds = new HashMap<>();
+
+  /** Partitions this task paused after a failed or refused batch. */
+  private final Set<TopicPartition> paused = new HashSet<>();
+
+  /** Queues that refused a batch as full, with the room that batch needs. */
+  private final Map<String, Integer> full = new LinkedHashMap<>();
+
+  /** Epoch millis before which paused partitions are not resumed (the retry backoff). */
+  private long resumeNotBefore;
+
   private boolean resyncNeeded;
+
+  public QueueSinkTask() {
+    this(Clock.systemUTC());
+  }
+
+  /** With an injected clock for the retry backoff (tests). */
+  QueueSinkTask(Clock clock) {
+    this.clock = clock;
+  }
 
   @Override
   public String version() {
@@ -84,6 +152,14 @@ public class QueueSinkTask extends SinkTask {
       throw fatal("cannot declare the stream '" + config.queueName() + "'", e);
     }
     metrics = new SinkMetrics(context.pluginMetrics());
+    String writerName = "queue-sink-writer-" + config.queueName();
+    writer =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, writerName);
+              t.setDaemon(true);
+              return t;
+            });
     log.info(
         "Sink task writing {} into store {}",
         config.routing() == QueueSinkConfig.Routing.EXACT
@@ -121,6 +197,9 @@ public class QueueSinkTask extends SinkTask {
       context.offset(rewind);
       log.info("Rewound {} partition(s) to the stored watermarks: {}", rewind.size(), rewind);
     }
+    if (!paused.isEmpty()) {
+      pause(partitions); // still waiting for a backoff or a full queue: new partitions wait too
+    }
   }
 
   /** Reads the watermarks of {@code partitions} from every queue that can hold them. */
@@ -151,33 +230,83 @@ public class QueueSinkTask extends SinkTask {
 
   @Override
   public void close(Collection<TopicPartition> partitions) {
+    drain();
     for (Map<TopicPartition, Long> marks : watermarks.values()) {
       partitions.forEach(marks::remove);
     }
     partitions.forEach(processed::remove);
+    partitions.forEach(rewinds::remove);
+    List<TopicPartition> unpause = partitions.stream().filter(paused::remove).toList();
+    if (!unpause.isEmpty()) {
+      // Connect keeps a partition paused across a rebalance; whoever gets it next decides anew.
+      context.resume(unpause.toArray(new TopicPartition[0]));
+    }
+    if (paused.isEmpty()) {
+      full.clear();
+    }
   }
 
   @Override
   public void put(Collection<SinkRecord> records) {
-    if (records.isEmpty()) {
+    if (inFlight != null && inFlight.done.isDone()) {
+      resolve();
+    }
+    maybeResume();
+    if (!paused.isEmpty()) {
+      // Fetched before the pause took effect: not written, so fetched again after the rewind.
+      for (SinkRecord record : records) {
+        rewinds.merge(partitionOf(record), record.originalKafkaOffset(), Math::min);
+      }
+      applyRewinds();
       return;
     }
-    if (resyncNeeded) {
-      loadWatermarks(context.assignment());
-      resyncNeeded = false;
+    Map<TopicPartition, Long> rewound = applyRewinds();
+    if (!records.isEmpty()) {
+      if (resyncNeeded) {
+        loadWatermarks(context.assignment()); // nothing is in flight after a failure
+        resyncNeeded = false;
+      }
+      if (waiting == null) {
+        waiting = new Pending();
+      }
+      collect(records, rewound, waiting);
     }
-    Map<String, QueueBatch> batches = new LinkedHashMap<>();
-    Map<String, List<String>> targetsByTopic = new HashMap<>();
-    Map<TopicPartition, Long> seen = new LinkedHashMap<>();
+    if (waiting == null) {
+      return;
+    }
+    if (!config.pipelinedWrites()) {
+      drain(); // synchronous: this put's batch is durable (or recovered from) on return
+      return;
+    }
+    if (inFlight != null
+        && waiting.records < MAX_WAITING_RECORDS
+        && waiting.bytes < MAX_WAITING_BYTES) {
+      return; // the writer is busy: keep collecting, the next hand-over takes it all
+    }
+    resolve();
+    handOver();
+  }
+
+  /** Maps {@code records} into {@code into}, skipping what every target already holds. */
+  private void collect(
+      Collection<SinkRecord> records, Map<TopicPartition, Long> rewound, Pending into) {
+    Map<String, List<QueueBatch>> targetsByTopic = new HashMap<>();
     List<Future<Void>> reported = new ArrayList<>();
+    List<QueueBatch> wanting = new ArrayList<>(1);
+    TopicPartition tp = null;
     for (SinkRecord record : records) {
-      TopicPartition tp =
-          new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+      tp = samePartition(tp, record) ? tp : partitionOf(record);
       long offset = record.originalKafkaOffset();
-      seen.put(tp, offset + 1);
-      List<QueueBatch> wanting = new ArrayList<>(1);
-      for (String queue : targetsByTopic.computeIfAbsent(record.topic(), this::targets)) {
-        QueueBatch batch = batches.computeIfAbsent(queue, this::newBatch);
+      Long rewoundTo = rewound.get(tp);
+      if (rewoundTo != null && offset >= rewoundTo) {
+        continue; // fetched before the rewind Connect is about to do
+      }
+      into.first.putIfAbsent(tp, offset);
+      into.seen.put(tp, offset + 1);
+      wanting.clear();
+      List<QueueBatch> targets =
+          targetsByTopic.computeIfAbsent(record.topic(), topic -> batchesFor(topic, into.batches));
+      for (QueueBatch batch : targets) {
         if (batch.wants(tp, offset)) {
           wanting.add(batch);
         }
@@ -203,6 +332,8 @@ public class QueueSinkTask extends SinkTask {
         for (QueueBatch batch : wanting) {
           batch.add(request, tp, offset);
         }
+        into.records++;
+        into.bytes += request.size();
       } catch (DataException e) {
         reported.add(errant(record, e));
         for (QueueBatch batch : wanting) {
@@ -211,18 +342,58 @@ public class QueueSinkTask extends SinkTask {
       }
     }
     awaitReported(reported);
-    for (QueueBatch batch : batches.values()) {
-      if (!batch.requests.isEmpty()) {
-        write(batch);
-      }
-    }
-    processed.putAll(seen);
   }
 
-  private List<String> targets(String topic) {
-    return config.routing() == QueueSinkConfig.Routing.EXACT
-        ? List.of(config.queueName())
-        : manager.findMatchingQueues(topic);
+  /**
+   * Hands the collected batches to the writer (nothing may be in flight); with nothing to write
+   * (only skipped or errant records) they are processed at once.
+   */
+  private void handOver() {
+    Pending next = waiting;
+    if (next == null) {
+      return;
+    }
+    waiting = null;
+    for (QueueBatch batch : next.batches.values()) {
+      // Optimistically: later records are checked against what this batch writes; re-read from
+      // the store if it fails.
+      batch.marks.putAll(batch.next);
+    }
+    if (next.records == 0) {
+      processed.putAll(next.seen);
+      return;
+    }
+    next.done = writer.submit(() -> writeAll(next));
+    inFlight = next;
+  }
+
+  /** Everything given to put so far: written, and its outcome resolved. */
+  private void drain() {
+    resolve();
+    handOver();
+    resolve();
+  }
+
+  private static boolean samePartition(TopicPartition tp, SinkRecord record) {
+    return tp != null
+        && tp.partition() == record.originalKafkaPartition()
+        && tp.topic().equals(record.originalTopic());
+  }
+
+  private static TopicPartition partitionOf(SinkRecord record) {
+    return new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+  }
+
+  private List<QueueBatch> batchesFor(String topic, Map<String, QueueBatch> batches) {
+    List<String> queues =
+        config.routing() == QueueSinkConfig.Routing.EXACT
+            ? List.of(config.queueName())
+            : manager.findMatchingQueues(topic);
+    List<QueueBatch> out = new ArrayList<>(queues.size());
+    for (String queue : queues) {
+      out.add(batches.computeIfAbsent(queue, this::newBatch));
+    }
+    return out;
   }
 
   private QueueBatch newBatch(String queue) {
@@ -230,19 +401,139 @@ public class QueueSinkTask extends SinkTask {
         manager.getQueue(queue), watermarks.computeIfAbsent(queue, q -> new HashMap<>()));
   }
 
-  private void write(QueueBatch batch) {
-    String queue = batch.config.name();
-    long started = System.nanoTime();
-    try {
-      manager.publishBatchDurably(queue, batch.requests, batch.checkpoints());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new RetriableException("interrupted before appending to '" + queue + "'", e);
-    } catch (RuntimeException e) {
-      throw handle(queue, e);
+  /** On the writer thread: every queue's batch, in order; the first failure stops the rest. */
+  private Void writeAll(Pending batch) throws InterruptedException {
+    for (QueueBatch b : batch.batches.values()) {
+      if (b.requests.isEmpty()) {
+        continue; // only errant records: the watermark moves with the next batch
+      }
+      batch.writing = b;
+      Map<String, String> checkpoints = b.checkpoints();
+      long started = System.nanoTime();
+      manager.publishBatchDurably(b.config.name(), b.requests, checkpoints);
+      metrics.appended(b.requests.size(), b.bytes, System.nanoTime() - started);
     }
-    metrics.appended(batch.requests.size(), batch.bytes, System.nanoTime() - started);
-    batch.marks.putAll(batch.next);
+    return null;
+  }
+
+  /**
+   * Waits for the batch in flight. Durable: its offsets become processed. Failed: recovered by
+   * rewind and pause (retriable), or the task fails (anything else).
+   */
+  private void resolve() {
+    Pending f = inFlight;
+    if (f == null) {
+      return;
+    }
+    try {
+      f.done.get();
+      inFlight = null;
+      processed.putAll(f.seen);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // still in flight: the next call waits for it again
+      throw new RetriableException("interrupted while waiting for a durability barrier", e);
+    } catch (ExecutionException e) {
+      inFlight = null;
+      recover(f, e.getCause());
+    }
+  }
+
+  private void recover(Pending f, Throwable cause) {
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    String queue = f.writing == null ? config.queueName() : f.writing.config.name();
+    RuntimeException e =
+        cause instanceof RuntimeException re
+            ? re
+            : new RetriableException("interrupted writing into '" + queue + "'", cause);
+    if (!(e instanceof RetriableException) && SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
+      throw fatal("cannot write into '" + queue + "'", e);
+    }
+    resyncNeeded = true; // a failed barrier may still have appended
+    f.first.forEach((tp, offset) -> rewinds.merge(tp, offset, Math::min));
+    if (waiting != null) {
+      // Collected after the failed batch: dropped, and fetched again after the rewind.
+      waiting.first.forEach((tp, offset) -> rewinds.merge(tp, offset, Math::min));
+      waiting = null;
+    }
+    if (e instanceof QueueFullException && f.writing != null) {
+      full.put(queue, f.writing.requests.size());
+      log.info(
+          "Queue '{}' is over its bound ({}); pausing {} partition(s) until it has room for {}"
+              + " record(s)",
+          queue,
+          e.getMessage(),
+          context.assignment().size(),
+          f.writing.requests.size());
+    } else {
+      log.warn(
+          "Transient failure writing into '{}'; rewinding {} partition(s) and retrying in {}: {}",
+          queue,
+          f.first.size(),
+          config.retryBackoff(),
+          e.toString());
+    }
+    resumeNotBefore = clock.millis() + config.retryBackoff().toMillis();
+    pause(context.assignment());
+  }
+
+  private void pause(Collection<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return;
+    }
+    paused.addAll(partitions);
+    context.pause(partitions.toArray(new TopicPartition[0]));
+    context.timeout(Math.max(1, resumeNotBefore - clock.millis()));
+  }
+
+  /** Resumes the paused partitions once the backoff has passed and every full queue has room. */
+  private void maybeResume() {
+    if (paused.isEmpty()) {
+      return;
+    }
+    long now = clock.millis();
+    if (now < resumeNotBefore) {
+      context.timeout(resumeNotBefore - now);
+      return;
+    }
+    full.entrySet().removeIf(e -> hasRoom(e.getKey(), e.getValue()));
+    if (!full.isEmpty()) {
+      resumeNotBefore = now + config.retryBackoff().toMillis();
+      context.timeout(Math.max(1, config.retryBackoff().toMillis()));
+      return;
+    }
+    log.info("Resuming {} partition(s)", paused.size());
+    context.resume(paused.toArray(new TopicPartition[0]));
+    paused.clear();
+  }
+
+  /** Whether {@code queue} can take a batch of {@code needed} again (or is empty, or is gone). */
+  private boolean hasRoom(String queue, int needed) {
+    try {
+      long depth = lease.storage().queues().count(queue);
+      return depth == 0 || depth + needed <= manager.getQueue(queue).maxDepth();
+    } catch (QueueNotFoundException gone) {
+      return true; // the next write reports it
+    } catch (RuntimeException e) {
+      log.warn("Cannot read the depth of queue '{}': {}", queue, e.toString());
+      return false;
+    }
+  }
+
+  /** Hands the pending rewinds of assigned partitions to Connect; returns them. */
+  private Map<TopicPartition, Long> applyRewinds() {
+    if (rewinds.isEmpty()) {
+      return Map.of();
+    }
+    Map<TopicPartition, Long> apply = new HashMap<>(rewinds);
+    rewinds.clear();
+    apply.keySet().retainAll(context.assignment());
+    if (!apply.isEmpty()) {
+      context.offset(apply);
+      log.info("Rewinding {} partition(s) to records not yet written: {}", apply.size(), apply);
+    }
+    return apply;
   }
 
   private Future<Void> errant(SinkRecord record, DataException e) {
@@ -277,32 +568,16 @@ public class QueueSinkTask extends SinkTask {
     }
   }
 
-  private RuntimeException handle(String queue, RuntimeException e) {
-    switch (SinkErrors.classify(e)) {
-      case RETRIABLE -> {
-        resyncNeeded = true;
-        context.timeout(config.retryBackoff().toMillis());
-        log.warn(
-            "Transient failure writing into '{}', retrying in {}: {}",
-            queue,
-            config.retryBackoff(),
-            e.toString());
-        return new RetriableException("transient failure writing into '" + queue + "'", e);
-      }
-      case RECORD, FATAL -> {
-        return fatal("cannot write into '" + queue + "'", e);
-      }
-      default -> throw new IllegalStateException("unreachable");
-    }
-  }
-
   private static ConnectException fatal(String what, Throwable e) {
     return new ConnectException(what + ": " + e.getMessage(), e);
   }
 
+  /** Writes what is still collected, waits for it, then reports the durable offsets. */
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(
       Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+    drain();
+    maybeResume();
     Map<TopicPartition, OffsetAndMetadata> durable = new HashMap<>();
     for (TopicPartition tp : currentOffsets.keySet()) {
       Long next = processed.get(tp);
@@ -315,11 +590,28 @@ public class QueueSinkTask extends SinkTask {
 
   @Override
   public void stop() {
+    boolean quiet = true;
+    if (writer != null) {
+      writer.shutdown();
+      try {
+        quiet = writer.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        quiet = writer.isTerminated();
+      }
+    }
     if (metrics != null) {
       metrics.close();
     }
     if (lease != null) {
-      lease.close();
+      if (quiet) {
+        lease.close();
+      } else {
+        log.error(
+            "A batch into '{}' was still being written after {}; leaving the store open",
+            config.queueName(),
+            STOP_TIMEOUT);
+      }
       lease = null;
     }
   }
@@ -331,6 +623,7 @@ public class QueueSinkTask extends SinkTask {
     final Map<TopicPartition, Long> next = new LinkedHashMap<>();
     final List<PublishRequest> requests = new ArrayList<>();
     long bytes;
+    private Map<String, String> checkpoints;
 
     QueueBatch(QueueConfig config, Map<TopicPartition, Long> marks) {
       this.config = config;
@@ -353,12 +646,29 @@ public class QueueSinkTask extends SinkTask {
     }
 
     Map<String, String> checkpoints() {
-      Map<String, String> out = new LinkedHashMap<>();
-      next.forEach(
-          (tp, off) ->
-              out.put(
-                  KafkaCoordinates.checkpointKey(tp.topic(), tp.partition()), Long.toString(off)));
-      return out;
+      if (checkpoints == null) {
+        Map<String, String> out = new LinkedHashMap<>();
+        next.forEach(
+            (tp, off) ->
+                out.put(
+                    KafkaCoordinates.checkpointKey(tp.topic(), tp.partition()),
+                    Long.toString(off)));
+        checkpoints = out;
+      }
+      return checkpoints;
     }
+  }
+
+  /** Records collected from one or more puts, per target queue, written with one barrier each. */
+  private static final class Pending {
+    final Map<String, QueueBatch> batches = new LinkedHashMap<>();
+    final Map<TopicPartition, Long> seen = new LinkedHashMap<>();
+    final Map<TopicPartition, Long> first = new HashMap<>();
+    int records;
+    long bytes;
+    Future<Void> done;
+
+    /** The queue's batch being written (read after {@link #done} completed). */
+    volatile QueueBatch writing;
   }
 }

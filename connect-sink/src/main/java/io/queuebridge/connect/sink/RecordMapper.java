@@ -53,7 +53,7 @@ final class RecordMapper {
       b.key(toBytes(record.key(), "key"));
     }
     b.value(toBytes(record.value(), "value"));
-    if (keepHeaders) {
+    if (keepHeaders && !record.headers().isEmpty()) {
       List<io.queuebridge.core.Header> headers = new ArrayList<>();
       for (Header h : record.headers()) {
         headers.add(

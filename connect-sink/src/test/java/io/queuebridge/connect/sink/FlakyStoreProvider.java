@@ -9,6 +9,7 @@ import io.queuebridge.core.store.Storage;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -19,6 +20,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class FlakyStoreProvider implements QueueStoreProvider {
   /** How many of the next durable batch appends fail after writing. */
   public static final AtomicInteger FAIL_AFTER_APPEND = new AtomicInteger();
+
+  /** Durable batch appends made so far. */
+  public static final AtomicInteger BATCHES = new AtomicInteger();
+
+  /** While set and not counted down, durable batch appends wait for it before writing. */
+  public static volatile CountDownLatch hold;
 
   private static QueueStoreProvider file() {
     return QueueStores.provider("file"); // not in the constructor: ServiceLoader is iterating
@@ -48,14 +55,21 @@ public final class FlakyStoreProvider implements QueueStoreProvider {
                 DurableQueueStore.class.getClassLoader(),
                 new Class<?>[] {DurableQueueStore.class},
                 (proxy, method, args) -> {
+                  boolean batch = method.getName().equals("appendBatchAndSync");
+                  CountDownLatch h = hold;
+                  if (batch && h != null) {
+                    h.await();
+                  }
                   Object result;
                   try {
                     result = method.invoke(real.queues(), args);
                   } catch (InvocationTargetException e) {
                     throw e.getCause();
                   }
-                  if (method.getName().equals("appendBatchAndSync")
-                      && FAIL_AFTER_APPEND.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                  if (batch) {
+                    BATCHES.incrementAndGet();
+                  }
+                  if (batch && FAIL_AFTER_APPEND.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                     throw new QueueStoreException(
                         (String) args[0], "injected: durability barrier failed after the append");
                   }

@@ -1,13 +1,15 @@
 package io.queuebridge.connect.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.KafkaCoordinates;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MutableClock;
+import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.SharedStores;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,13 +17,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.junit.jupiter.api.AfterEach;
@@ -37,14 +39,20 @@ class QueueSinkTaskTest {
   private static final TopicPartition TP1 = new TopicPartition("in", 1);
 
   @TempDir Path dir;
+  private final MutableClock clock = MutableClock.at("2026-01-01T00:00:00Z");
   private final Metrics metrics = new Metrics();
   private final List<QueueSinkTask> tasks = new ArrayList<>();
 
   @AfterEach
   void stopTasks() {
+    if (FlakyStoreProvider.hold != null) {
+      FlakyStoreProvider.hold.countDown(); // never leave a writer waiting
+    }
     tasks.forEach(QueueSinkTask::stop);
     metrics.close();
     FlakyStoreProvider.FAIL_AFTER_APPEND.set(0);
+    FlakyStoreProvider.BATCHES.set(0);
+    FlakyStoreProvider.hold = null;
   }
 
   private Map<String, String> props(String storeType) {
@@ -56,11 +64,32 @@ class QueueSinkTaskTest {
   }
 
   private QueueSinkTask start(FakeContext context, String storeType) {
-    QueueSinkTask task = new QueueSinkTask();
+    return start(context, props(storeType));
+  }
+
+  private QueueSinkTask start(FakeContext context, Map<String, String> props) {
+    QueueSinkTask task = new QueueSinkTask(clock);
     task.initialize(context);
-    task.start(props(storeType));
+    task.start(props);
     tasks.add(task);
     return task;
+  }
+
+  /** A started task that Connect has given the context's partitions. */
+  private QueueSinkTask opened(FakeContext context, String storeType) {
+    QueueSinkTask task = start(context, storeType);
+    task.open(context.assignment);
+    return task;
+  }
+
+  /** What Connect does before committing: the task reports (and so waits for) what is durable. */
+  private static Map<TopicPartition, OffsetAndMetadata> durable(
+      QueueSinkTask task, TopicPartition... partitions) {
+    Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
+    for (TopicPartition tp : partitions) {
+      current.put(tp, new OffsetAndMetadata(Long.MAX_VALUE));
+    }
+    return task.preCommit(current);
   }
 
   private static List<SinkRecord> records(TopicPartition tp, long from, long to) {
@@ -108,6 +137,7 @@ class QueueSinkTaskTest {
     assertThat(first.rewinds).isEmpty();
     task.put(records(TP0, 0, 10));
     task.put(records(TP1, 0, 3));
+    task.close(List.of(TP0, TP1)); // as Connect does before stop: what was put gets written
     task.stop();
     tasks.remove(task);
 
@@ -119,23 +149,23 @@ class QueueSinkTaskTest {
   @Test
   void recordsBelowTheWatermarkAreSkippedSoARedeliveryWritesNothingTwice() {
     FakeContext context = new FakeContext(TP0);
-    QueueSinkTask task = start(context, "file");
-    task.open(List.of(TP0));
+    QueueSinkTask task = opened(context, "file");
     task.put(records(TP0, 0, 10));
     task.put(records(TP0, 5, 15)); // Kafka redelivers 5..9 (e.g. offsets not yet committed)
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(15)));
     assertThat(coordinates(stream())).hasSize(15);
 
     QueueSinkTask restarted = start(new FakeContext(TP0), "file");
     restarted.open(List.of(TP0));
     restarted.put(records(TP0, 0, 20)); // an old committed offset: everything again
+    assertThat(durable(restarted, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(20)));
     assertThat(coordinates(stream())).hasSize(20);
   }
 
   @Test
   void preCommitReportsOnlyWhatIsDurable() {
     FakeContext context = new FakeContext(TP0, TP1);
-    QueueSinkTask task = start(context, "file");
-    task.open(List.of(TP0, TP1));
+    QueueSinkTask task = opened(context, "file");
     Map<TopicPartition, OffsetAndMetadata> current = new LinkedHashMap<>();
     current.put(TP0, new OffsetAndMetadata(50));
     current.put(TP1, new OffsetAndMetadata(50));
@@ -145,28 +175,114 @@ class QueueSinkTaskTest {
   }
 
   @Test
-  void aFailedBarrierThatAppendedIsNotDuplicatedWhenConnectRetriesTheBatch() {
+  void putsWhileTheWriterIsBusyAreCollectedIntoOneBatchAndReportedOnlyOnceDurable() {
     FakeContext context = new FakeContext(TP0);
-    QueueSinkTask task = start(context, "flaky");
-    task.open(List.of(TP0));
-    task.put(records(TP0, 0, 5));
-    FlakyStoreProvider.FAIL_AFTER_APPEND.set(1);
-    List<SinkRecord> batch = records(TP0, 5, 10);
-    assertThatThrownBy(() -> task.put(batch)).isInstanceOf(RetriableException.class);
-    assertThat(context.timeoutMs).isEqualTo(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT);
-    assertThat(task.preCommit(Map.of(TP0, new OffsetAndMetadata(10))))
-        .containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+    QueueSinkTask task = opened(context, "flaky");
+    FlakyStoreProvider.hold = new CountDownLatch(1);
+    task.put(records(TP0, 0, 5)); // handed to the writer, which waits before appending
+    task.put(records(TP0, 5, 9)); // the writer is busy: collected, put returns
+    task.put(records(TP0, 9, 12));
+    assertThat(FlakyStoreProvider.BATCHES).as("the writer is still held").hasValue(0);
 
-    task.put(batch); // Connect redelivers the same batch after the backoff
-    task.put(records(TP0, 10, 12));
+    FlakyStoreProvider.hold.countDown();
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(12)));
+    assertThat(FlakyStoreProvider.BATCHES)
+        .as("one barrier for the first put, one for the two collected meanwhile")
+        .hasValue(2);
     task.stop();
     tasks.remove(task);
     assertThat(coordinates(stream())).hasSize(12);
   }
 
+  @Test
+  void withPipeliningOffEachPutIsDurableWhenItReturns() {
+    Map<String, String> props = props("file");
+    props.put(QueueSinkConfig.WRITE_PIPELINED_CONFIG, "false");
+    QueueSinkTask task = start(new FakeContext(TP0), props);
+    task.open(List.of(TP0));
+    task.put(records(TP0, 0, 5));
+    assertThat(coordinates(stream())).hasSize(5);
+    task.put(records(TP0, 5, 7));
+    assertThat(coordinates(stream())).hasSize(7);
+  }
+
+  @Test
+  void aFailedBarrierThatAppendedIsRewoundPausedAndNotDuplicated() {
+    FakeContext context = new FakeContext(TP0, TP1);
+    QueueSinkTask task = opened(context, "flaky");
+    task.put(records(TP0, 0, 5));
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+    FlakyStoreProvider.FAIL_AFTER_APPEND.set(1);
+    task.put(records(TP0, 5, 10)); // returns; its barrier fails on the writer thread
+
+    // Connect commits: only what passed a barrier is reported.
+    assertThat(durable(task, TP0, TP1)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+    assertThat(context.paused).containsExactlyInAnyOrder(TP0, TP1);
+    assertThat(context.timeoutMs).isEqualTo(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT);
+
+    // Records Connect fetched before the pause took effect are not written but rewound.
+    task.put(records(TP0, 10, 12));
+    task.put(records(TP1, 0, 3));
+    assertThat(context.rewinds).containsExactlyInAnyOrderEntriesOf(Map.of(TP0, 5L, TP1, 0L));
+    task.put(List.of());
+    assertThat(context.paused).as("backoff not over").containsExactlyInAnyOrder(TP0, TP1);
+
+    clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    task.put(List.of());
+    assertThat(context.paused).isEmpty();
+    task.put(records(TP0, 5, 12)); // fetched again from the rewound positions
+    task.put(records(TP1, 0, 3));
+    assertThat(durable(task, TP0, TP1))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(TP0, new OffsetAndMetadata(12), TP1, new OffsetAndMetadata(3)));
+    task.stop();
+    tasks.remove(task);
+    assertThat(coordinates(stream())).hasSize(15); // 5..9 were appended once, then skipped
+  }
+
+  @Test
+  void aFullQueuePausesThePartitionsUntilItHasRoomAndLosesNothing() {
+    try (SharedStores.Lease lease = SharedStores.acquire("file", Map.of("path", dir.toString()))) {
+      lease.manager().createQueue(QueueConfig.durable("work").topics("in").maxDepth(10).build());
+    }
+    Map<String, String> props = props("file");
+    props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");
+    FakeContext context = new FakeContext(TP0);
+    QueueSinkTask task = start(context, props);
+    task.open(List.of(TP0));
+    task.put(records(TP0, 0, 8));
+    task.put(records(TP0, 8, 13)); // 8 + 5 > maxDepth 10: refused on the writer thread
+
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(8)));
+    assertThat(context.paused).containsExactly(TP0);
+    task.put(List.of());
+    assertThat(context.rewinds).containsExactly(Map.entry(TP0, 8L));
+
+    clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    task.put(List.of());
+    assertThat(context.paused).as("still 8 of 10: no room for 5").containsExactly(TP0);
+
+    try (SharedStores.Lease lease = SharedStores.acquire("file", Map.of("path", dir.toString()))) {
+      var q = lease.storage().queues();
+      q.truncate("work", q.tail("work")); // consumed and removed
+    }
+    clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    task.put(List.of());
+    assertThat(context.paused).isEmpty();
+    task.put(records(TP0, 8, 13)); // fetched again from the rewound position
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(13)));
+    try (SharedStores.Lease lease = SharedStores.acquire("file", Map.of("path", dir.toString()))) {
+      var q = lease.storage().queues();
+      assertThat(q.readBatch("work", q.head("work"), 100))
+          .extracting(m -> m.properties().get(KafkaCoordinates.OFFSET))
+          .containsExactly("8", "9", "10", "11", "12");
+    }
+  }
+
   /** Connect's task context, reduced to what the task uses; records rewinds and timeouts. */
   private final class FakeContext implements SinkTaskContext {
     final Map<TopicPartition, Long> rewinds = new HashMap<>();
+    final Set<TopicPartition> paused = new HashSet<>();
     final Set<TopicPartition> assignment;
     long timeoutMs = -1;
     private final PluginMetrics pluginMetrics =
@@ -202,10 +318,14 @@ class QueueSinkTaskTest {
     }
 
     @Override
-    public void pause(TopicPartition... partitions) {}
+    public void pause(TopicPartition... partitions) {
+      paused.addAll(List.of(partitions));
+    }
 
     @Override
-    public void resume(TopicPartition... partitions) {}
+    public void resume(TopicPartition... partitions) {
+      List.of(partitions).forEach(paused::remove);
+    }
 
     @Override
     public void requestCommit() {}

@@ -54,9 +54,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Every {@link #SWEEP_INTERVAL} (on the injected {@link PeriodicScheduler}) the sweep
  *       refreshes the heartbeat of every live subscription (at most once per tenth of the consumer
  *       timeout, so a member busy in a long handler is not removed as stale) and schedules every
- *       queue that has one. The sweep is what delivers messages that become claimable by time
- *       rather than by an append: nack backoffs, visibility timeouts, stream retries after a
- *       handler failure.
+ *       queue that has one. It is the fallback for messages that become claimable by time rather
+ *       than by an append, and what retries a stream after a handler failure.
+ *   <li>Redelivery timers ({@link #redeliveryDue}): when the group engine reports the time at which
+ *       a pending message becomes claimable again (a nack's backoff or delay, a visibility
+ *       timeout), a one-shot timer on the same {@link PeriodicScheduler} schedules the queue at
+ *       that time, so a redelivery waits about the backoff, not up to a sweep period more.
  * </ul>
  *
  * <h2>Delivery passes</h2>
@@ -93,6 +96,9 @@ public final class DeliveryEngine {
   /** Period of the sweep (SEMANTICS B §3.10: 1 s). */
   public static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
 
+  /** Longest redelivery timer; a later redelivery is re-armed when it fires (and swept anyway). */
+  private static final Duration MAX_TIMER = Duration.ofDays(1);
+
   private static final int IDLE = 0;
   private static final int RUNNING = 1;
   private static final int AGAIN = 2;
@@ -113,6 +119,7 @@ public final class DeliveryEngine {
   private final ConcurrentMap<String, List<Sub>> byQueue = new ConcurrentHashMap<>();
   private final Set<SubKey> keys = ConcurrentHashMap.newKeySet();
   private final Set<String> scheduled = ConcurrentHashMap.newKeySet();
+  private final ConcurrentMap<String, Wakeup> wakeups = new ConcurrentHashMap<>();
 
   private final Object lifecycle = new Object();
   private final ReentrantReadWriteLock sweepGate = new ReentrantReadWriteLock();
@@ -120,6 +127,7 @@ public final class DeliveryEngine {
   private Thread dispatcher; // guarded by lifecycle
   private volatile ThreadPoolExecutor pool;
   private PeriodicScheduler.Cancellable sweepTask; // guarded by lifecycle
+  private volatile PeriodicScheduler timers;
 
   private final LongAdder passes = new LongAdder();
   private final LongAdder delivered = new LongAdder();
@@ -176,6 +184,7 @@ public final class DeliveryEngine {
       dispatcher = new Thread(this::dispatchLoop, threadPrefix + "-dispatcher");
       dispatcher.setDaemon(true);
       dispatcher.start();
+      timers = scheduler;
       sweepTask = scheduler.schedule("delivery-sweep", SWEEP_INTERVAL, this::sweep);
     }
     scheduleAll();
@@ -217,6 +226,12 @@ public final class DeliveryEngine {
     }
     triggers.clear();
     scheduled.clear();
+    for (String queue : List.copyOf(wakeups.keySet())) {
+      Wakeup w = wakeups.remove(queue);
+      if (w != null) {
+        w.timer().cancel();
+      }
+    }
     try {
       boolean quiet = true;
       ReentrantReadWriteLock.WriteLock w = sweepGate.writeLock();
@@ -285,6 +300,68 @@ public final class DeliveryEngine {
   public void scheduleAll() {
     for (String queue : byQueue.keySet()) {
       schedule(queue);
+    }
+  }
+
+  /**
+   * Arms a timer so that {@code queue}'s subscriptions get a pass at {@code at}, when a pending
+   * message of the queue becomes claimable again (a nack's backoff, a visibility timeout); the
+   * group engine tells it through its {@link io.queuebridge.core.group.RedeliveryListener}. One
+   * timer per queue, for the earliest such time: a later time is ignored while an earlier timer is
+   * armed, an earlier one replaces it, and when a timer fires it schedules the queue and re-arms
+   * itself for the next time after now ({@link GroupCoordinator#nextRedelivery}). A time that has
+   * passed schedules the queue at once. Ignored for queues without a subscription and when the
+   * engine is not running; the sweep remains the fallback. Never blocks; safe on any thread.
+   */
+  public void redeliveryDue(String queue, Instant at) {
+    PeriodicScheduler s = timers;
+    if (queue == null || at == null || s == null || state != State.RUNNING) {
+      return;
+    }
+    if (!byQueue.containsKey(queue)) {
+      return;
+    }
+    Wakeup current = wakeups.get(queue);
+    if (current != null && !current.due().isAfter(at)) {
+      return; // the common case (every claim reports its visibility time): nothing to do
+    }
+    Duration delay = Duration.between(clock.instant(), at);
+    if (delay.isNegative() || delay.isZero()) {
+      schedule(queue);
+      return;
+    }
+    Duration wait = delay.compareTo(MAX_TIMER) > 0 ? MAX_TIMER : delay;
+    wakeups.compute(
+        queue,
+        (q, armed) -> {
+          if (armed != null && !armed.due().isAfter(at)) {
+            return armed; // an earlier (or the same) wake-up is armed
+          }
+          try {
+            PeriodicScheduler.Cancellable timer =
+                s.scheduleOnce("redelivery-" + q, wait, () -> wake(q, at));
+            if (armed != null) {
+              armed.timer().cancel();
+            }
+            return new Wakeup(at, timer);
+          } catch (RuntimeException stopping) {
+            LOG.debug("cannot arm the redelivery timer of queue {}", q, stopping);
+            return armed;
+          }
+        });
+  }
+
+  /** A redelivery timer fired: deliver, then re-arm for the queue's next redelivery time. */
+  private void wake(String queue, Instant due) {
+    wakeups.computeIfPresent(queue, (q, w) -> w.due().equals(due) ? null : w);
+    if (state != State.RUNNING) {
+      return;
+    }
+    schedule(queue);
+    try {
+      groups.nextRedelivery(queue, clock.instant()).ifPresent(next -> redeliveryDue(queue, next));
+    } catch (RuntimeException e) {
+      LOG.debug("cannot re-arm the redelivery timer of queue {}; the sweep catches up", queue, e);
     }
   }
 
@@ -433,6 +510,9 @@ public final class DeliveryEngine {
   }
 
   private record SubKey(String queue, String group, String consumerId) {}
+
+  /** The armed redelivery timer of one queue. */
+  private record Wakeup(Instant due, PeriodicScheduler.Cancellable timer) {}
 
   /** One live subscription and its pass state machine (IDLE → RUNNING ⇄ AGAIN → IDLE). */
   private final class Sub implements Subscription {

@@ -3,9 +3,10 @@ package io.queuebridge.core.group;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageNotPendingException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One message handed to one consumer of a group, with its settle-once handle (SEMANTICS A6).
@@ -37,8 +38,15 @@ public final class GroupDelivery {
   private static final int UNSETTLED = 0;
   private static final int SETTLING = 1;
   private static final int SETTLED = 2;
-  private static final AtomicIntegerFieldUpdater<GroupDelivery> STATE =
-      AtomicIntegerFieldUpdater.newUpdater(GroupDelivery.class, "state");
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(GroupDelivery.class, "state", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private static final int ACK = 0;
   private static final int NACK = 1;
@@ -109,6 +117,25 @@ public final class GroupDelivery {
   }
 
   /**
+   * Extends this delivery's claim (queue mode) to now plus the visibility timeout, so a long
+   * handler keeps the message (the job driver renews while its handler runs). Changes nothing once
+   * a settlement of this delivery started or succeeded, so a nack's delay is never pushed back; nor
+   * when the claim was already stolen or redelivered (fenced like the settlements); nor in stream
+   * mode.
+   *
+   * @return whether the claim was extended
+   * @throws io.queuebridge.core.QueueNotFoundException if the queue does not exist
+   */
+  public boolean renew() {
+    return mode == GroupMode.QUEUE && coordinator.renewDelivery(this);
+  }
+
+  /** Whether no settlement has started or succeeded; read under the coordinator's lock. */
+  boolean isUnsettled() {
+    return state == UNSETTLED;
+  }
+
+  /**
    * Acknowledges the message.
    *
    * @throws DeliveryAlreadySettledException if already settled or settling
@@ -174,7 +201,7 @@ public final class GroupDelivery {
       }
       done = true;
     } finally {
-      STATE.lazySet(this, done ? SETTLED : UNSETTLED); // only this thread owns SETTLING
+      STATE.setRelease(this, done ? SETTLED : UNSETTLED); // only this thread owns SETTLING
     }
   }
 

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -46,9 +45,6 @@ public final class MemoryJobDriver implements JobDriver {
   public static final String MESSAGING_SYSTEM = "memory";
 
   private static final AtomicLong IDS = new AtomicLong();
-  private static final int UNSETTLED = 0;
-  private static final int SETTLING = 1;
-  private static final int SETTLED = 2;
 
   private final Clock clock;
   private final Duration retryDelay;
@@ -144,7 +140,7 @@ public final class MemoryJobDriver implements JobDriver {
     }
     try {
       while (true) {
-        handle(queue, handler, reserve(queue));
+        SettleOnceDelivery.run(handler, new MemoryDelivery(reserve(queue)), log);
       }
     } finally {
       lock.lock();
@@ -191,37 +187,6 @@ public final class MemoryJobDriver implements JobDriver {
     DelayedJob d;
     while ((d = q.delayed.peek()) != null && !d.due.isAfter(now)) {
       q.ready.addLast(q.delayed.poll().job);
-    }
-  }
-
-  private void handle(String queue, JobHandler handler, JobMessage job)
-      throws InterruptedException {
-    MemoryDelivery delivery = new MemoryDelivery(job);
-    Exception failure = null;
-    try {
-      handler.handle(delivery);
-    } catch (Exception e) {
-      failure = e;
-    } catch (Error e) {
-      delivery.cleanup(e);
-      throw e;
-    }
-    if (failure != null) {
-      log.warn(
-          "job delivery handler failed on job {} of queue '{}'; failing the delivery",
-          job.id(),
-          queue);
-      delivery.cleanup(failure);
-      if (failure instanceof InterruptedException ie) {
-        throw ie;
-      }
-      throw new JobHandlerException(job.id(), queue, failure);
-    }
-    if (delivery.state.get() != SETTLED) {
-      DeliveryUnsettledException unsettled = new DeliveryUnsettledException(job.id(), queue);
-      log.warn("{}; failing the delivery", unsettled.getMessage());
-      delivery.cleanup(unsettled);
-      throw unsettled;
     }
   }
 
@@ -345,74 +310,27 @@ public final class MemoryJobDriver implements JobDriver {
         Comparator.comparing(DelayedJob::due).thenComparingLong(DelayedJob::sequence);
   }
 
-  @FunctionalInterface
-  private interface Settlement {
-    void run();
-  }
-
-  /** A settle-once delivery ({@code J-SETTLE}). */
-  private final class MemoryDelivery implements Delivery {
-    private final JobMessage job;
-    final AtomicInteger state = new AtomicInteger(UNSETTLED);
-
+  /** A delivery of this driver: acknowledge, reject and fail drop the job, retry requeues it. */
+  private final class MemoryDelivery extends SettleOnceDelivery {
     MemoryDelivery(JobMessage job) {
-      this.job = job;
+      super(job);
     }
 
     @Override
-    public JobMessage message() {
-      return job;
+    void onAcknowledge() {}
+
+    @Override
+    void onRetry(Duration delay) {
+      requeue(message(), delay);
     }
 
     @Override
-    public void acknowledge() throws InterruptedException {
-      settle(true, () -> {});
-    }
+    void onReject() {}
 
     @Override
-    public void retry(Duration delay) throws InterruptedException {
-      Objects.requireNonNull(delay, "delay");
-      settle(true, () -> requeue(job, delay));
-    }
-
-    @Override
-    public void reject() throws InterruptedException {
-      settle(true, () -> {});
-    }
-
-    @Override
-    public void fail(Throwable cause) throws InterruptedException {
-      settle(true, () -> logFailure(cause));
-    }
-
-    /** The driver's terminal cleanup: fail, ignoring interruption and an earlier settlement. */
-    void cleanup(Throwable cause) {
-      try {
-        settle(false, () -> logFailure(cause));
-      } catch (DeliverySettledException | InterruptedException e) {
-        // The handler's own settlement stands (InterruptedException cannot happen here).
-      }
-    }
-
-    private void logFailure(Throwable cause) {
+    void onFail(Throwable cause) {
       if (cause != null) {
-        log.warn("job {} of queue '{}' failed", job.id(), job.queue(), cause);
-      }
-    }
-
-    private void settle(boolean checkInterrupt, Settlement action) throws InterruptedException {
-      if (!state.compareAndSet(UNSETTLED, SETTLING)) {
-        throw new DeliverySettledException(job.id(), job.queue());
-      }
-      boolean done = false;
-      try {
-        if (checkInterrupt && Thread.interrupted()) {
-          throw new InterruptedException("settlement interrupted");
-        }
-        action.run();
-        done = true;
-      } finally {
-        state.set(done ? SETTLED : UNSETTLED);
+        log.warn("job {} of queue '{}' failed", message().id(), message().queue(), cause);
       }
     }
   }

@@ -1,6 +1,7 @@
 package io.queuebridge.core.job;
 
 import io.queuebridge.core.ConsumerNotFoundException;
+import io.queuebridge.core.PeriodicScheduler;
 import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
@@ -15,7 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -62,11 +64,19 @@ import org.slf4j.LoggerFactory;
  * Retries are bounded (retry policy and {@code maxDeliveryCount}; then the DLQ) where the memory
  * driver retries forever; {@code retry(Duration.ZERO)} uses the queue's backoff, not a driver-wide
  * delay; retries fall due by time and are picked up oldest offset first, not in due-time order;
- * {@link #stop} discards nothing (the jobs stay in the store for the next driver); a job held by a
- * handler longer than the queue's {@code deliveryTimeout} becomes claimable again by another
- * consumer, and the late settlement then fails with {@link
- * io.queuebridge.core.MessageNotPendingException} (the delivery stays unsettled). Settlements do
+ * {@link #stop} discards nothing (the jobs stay in the store for the next driver). Settlements do
  * store I/O and may block for it.
+ *
+ * <h2>Long jobs</h2>
+ *
+ * While a handler runs, the driver renews its claim every third of the queue's visibility timeout
+ * (the queue's {@code deliveryTimeout}, or the manager's {@code visibilityTimeout} when set) on its
+ * renewal scheduler ({@link Builder#scheduler}), so a job that runs longer than the timeout is not
+ * handed to another consumer; renewing stops when the delivery is settled (a renewal never pushes
+ * back a retry's delay) and when the handler returns. Only a claim that could not be renewed in
+ * time (the process stalled or died) becomes claimable again by another consumer; a late settlement
+ * of it then fails with {@link io.queuebridge.core.MessageNotPendingException} and the delivery
+ * stays unsettled.
  *
  * <h2>Waiting</h2>
  *
@@ -97,15 +107,17 @@ public final class QueueJobDriver implements JobDriver {
   /** The consumer group of the job consumers unless the builder names another. */
   public static final String DEFAULT_GROUP = "jobs";
 
-  private static final int UNSETTLED = 0;
-  private static final int SETTLING = 1;
-  private static final int SETTLED = 2;
+  /** Renewals per visibility timeout while a handler runs. */
+  private static final int RENEWALS_PER_TIMEOUT = 3;
+
+  private static final Duration MIN_RENEWAL_PERIOD = Duration.ofMillis(1);
 
   private final QueueManager manager;
   private final GroupCoordinator groups;
   private final String group;
   private final Function<String, QueueConfig> queueTemplate;
   private final Duration pollInterval;
+  private final PeriodicScheduler renewals;
   private final Logger log;
   private final String instance = UUID.randomUUID().toString().substring(0, 8);
   private final AtomicLong consumerSequence = new AtomicLong();
@@ -125,6 +137,7 @@ public final class QueueJobDriver implements JobDriver {
     this.group = b.group;
     this.queueTemplate = b.queueTemplate;
     this.pollInterval = b.pollInterval;
+    this.renewals = b.scheduler != null ? b.scheduler : daemonScheduler();
     this.log = b.logger;
   }
 
@@ -305,35 +318,62 @@ public final class QueueJobDriver implements JobDriver {
 
   private void handle(String queue, JobHandler handler, GroupDelivery claimed)
       throws InterruptedException {
-    QueueDelivery delivery = new QueueDelivery(claimed, toJob(claimed));
-    String id = delivery.job.id();
-    Exception failure = null;
+    PeriodicScheduler.Cancellable renewal = renewWhileRunning(queue, claimed);
     try {
-      handler.handle(delivery);
-    } catch (Exception e) {
-      failure = e;
-    } catch (Error e) {
-      delivery.cleanup(e);
-      throw e;
+      SettleOnceDelivery.run(handler, new QueueDelivery(claimed), log);
+    } finally {
+      renewal.cancel();
     }
-    if (failure != null) {
-      log.warn(
-          "job delivery handler failed on job {} of queue '{}'; failing the delivery",
-          id,
-          queue,
-          failure);
-      delivery.cleanup(failure);
-      if (failure instanceof InterruptedException ie) {
-        throw ie;
+  }
+
+  /**
+   * Renews the claim {@value #RENEWALS_PER_TIMEOUT} times per visibility timeout until the handler
+   * returns; a renewal of a delivery that is settling or settled changes nothing ({@link
+   * GroupDelivery#renew()}), so a retry's delay is never pushed back.
+   */
+  private PeriodicScheduler.Cancellable renewWhileRunning(String queue, GroupDelivery claim) {
+    Duration visibility = groups.settings().visibilityTimeout();
+    try {
+      if (visibility.isZero()) {
+        visibility = manager.getQueue(queue).deliveryTimeout();
       }
-      throw new JobHandlerException(id, queue, failure);
+    } catch (RuntimeException e) {
+      log.debug("cannot read the delivery timeout of queue '{}'; no renewals", queue, e);
+      return () -> {};
     }
-    if (delivery.state.get() != SETTLED) {
-      DeliveryUnsettledException unsettled = new DeliveryUnsettledException(id, queue);
-      log.warn("{}; failing the delivery", unsettled.getMessage());
-      delivery.cleanup(unsettled);
-      throw unsettled;
+    Duration period = visibility.dividedBy(RENEWALS_PER_TIMEOUT);
+    if (period.compareTo(MIN_RENEWAL_PERIOD) < 0) {
+      period = MIN_RENEWAL_PERIOD;
     }
+    return renewals.schedule(
+        "job-renewal-" + queue,
+        period,
+        () -> {
+          try {
+            claim.renew();
+          } catch (RuntimeException e) {
+            log.debug("cannot renew the claim of offset {} on '{}'", claim.offset(), queue, e);
+          }
+        });
+  }
+
+  private static PeriodicScheduler daemonScheduler() {
+    ScheduledThreadPoolExecutor executor =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "queuebridge-job-renewal");
+              t.setDaemon(true);
+              return t;
+            });
+    executor.setRemoveOnCancelPolicy(true);
+    executor.setKeepAliveTime(10, TimeUnit.SECONDS); // no thread while no job runs
+    executor.allowCoreThreadTimeOut(true);
+    return (name, period, task) -> {
+      long nanos = period.toNanos();
+      var future = executor.scheduleWithFixedDelay(task, nanos, nanos, TimeUnit.NANOSECONDS);
+      return () -> future.cancel(false);
+    };
   }
 
   private static JobMessage toJob(GroupDelivery d) {
@@ -412,95 +452,44 @@ public final class QueueJobDriver implements JobDriver {
     }
   }
 
-  @FunctionalInterface
-  private interface Settlement {
-    void run();
-  }
-
   /** A settle-once delivery ({@code J-SETTLE}) over one claim. */
-  private final class QueueDelivery implements Delivery {
-    final GroupDelivery claim;
-    final JobMessage job;
-    final AtomicInteger state = new AtomicInteger(UNSETTLED);
+  private final class QueueDelivery extends SettleOnceDelivery {
+    private final GroupDelivery claim;
 
-    QueueDelivery(GroupDelivery claim, JobMessage job) {
+    QueueDelivery(GroupDelivery claim) {
+      super(toJob(claim));
       this.claim = claim;
-      this.job = job;
     }
 
     @Override
-    public JobMessage message() {
-      return job;
+    void onAcknowledge() {
+      claim.ack();
     }
 
     @Override
-    public void acknowledge() throws InterruptedException {
-      settle(true, claim::ack);
-    }
-
-    @Override
-    public void retry(Duration delay) throws InterruptedException {
-      Objects.requireNonNull(delay, "delay");
-      settle(
-          true,
-          () -> {
-            if (closed) {
-              throw closedError();
-            }
-            if (delay.isZero()) {
-              claim.nack();
-            } else {
-              claim.nack(delay.isNegative() ? Duration.ZERO : delay);
-            }
-          });
-    }
-
-    @Override
-    public void reject() throws InterruptedException {
-      settle(true, () -> claim.reject("rejected by the job handler"));
-    }
-
-    @Override
-    public void fail(Throwable cause) throws InterruptedException {
-      settle(true, () -> failNow(cause));
-    }
-
-    /** The driver's terminal cleanup: fail, ignoring interruption and an earlier settlement. */
-    void cleanup(Throwable cause) {
-      try {
-        settle(false, () -> failNow(cause));
-      } catch (DeliverySettledException | InterruptedException e) {
-        // The handler's own settlement stands (InterruptedException cannot happen here).
-      } catch (RuntimeException e) {
-        log.warn(
-            "cannot fail job {} of queue '{}'; it is redelivered after its visibility timeout",
-            job.id(),
-            job.queue(),
-            e);
+    void onRetry(Duration delay) {
+      if (closed) {
+        throw closedError();
+      }
+      if (delay.isZero()) {
+        claim.nack();
+      } else {
+        claim.nack(delay.isNegative() ? Duration.ZERO : delay);
       }
     }
 
-    private void failNow(Throwable cause) {
+    @Override
+    void onReject() {
+      claim.reject("rejected by the job handler");
+    }
+
+    @Override
+    void onFail(Throwable cause) {
       if (cause != null) {
-        log.warn("job {} of queue '{}' failed; retrying it", job.id(), job.queue(), cause);
+        log.warn(
+            "job {} of queue '{}' failed; retrying it", message().id(), message().queue(), cause);
       }
       claim.nack();
-    }
-
-    private void settle(boolean checkInterrupt, Settlement action) throws InterruptedException {
-      if (!state.compareAndSet(UNSETTLED, SETTLING)) {
-        throw new DeliverySettledException(job.id(), job.queue());
-      }
-      boolean done = false;
-      try {
-        if (checkInterrupt && Thread.interrupted()) {
-          throw new InterruptedException("settlement interrupted");
-        }
-        action.run();
-        done = true;
-      } finally {
-        state.set(done ? SETTLED : UNSETTLED);
-      }
     }
   }
 
@@ -515,6 +504,7 @@ public final class QueueJobDriver implements JobDriver {
                 .messageTtl(Duration.ZERO)
                 .build();
     private Duration pollInterval = Duration.ofMillis(100);
+    private PeriodicScheduler scheduler;
     private Logger logger = LoggerFactory.getLogger(QueueJobDriver.class);
 
     private Builder(QueueManager manager) {
@@ -551,6 +541,16 @@ public final class QueueJobDriver implements JobDriver {
         throw new IllegalArgumentException("pollInterval must be positive, got " + value);
       }
       this.pollInterval = value;
+      return this;
+    }
+
+    /**
+     * Runs the claim renewals of running jobs (a renewal every third of the queue's visibility
+     * timeout while a handler runs); by default one daemon thread of the driver's own, alive only
+     * while jobs run. Inject one to drive renewals from a test clock.
+     */
+    public Builder scheduler(PeriodicScheduler value) {
+      this.scheduler = Objects.requireNonNull(value, "scheduler");
       return this;
     }
 

@@ -195,8 +195,28 @@ public final class GroupTable {
     if (e == null || !e.consumerId().equals(consumerId) || e.deliveryCount() != deliveryCount) {
       throw new PendingEntryNotFoundException(queue, id, consumerId, offset);
     }
-    PendingEntry lowest = pending.lowestExcept(offset); // the first or the second live entry
-    long target = Math.max(lowest == null ? cursor : lowest.offset(), committed);
+    return ack(offset, pending.lowestExcept(offset), now); // the first or the second live entry
+  }
+
+  /**
+   * {@link #acknowledgement} and {@link #apply(Ack)} in one step, with one search for the entry
+   * (in-order acks hit the head at once), for a store that records nothing in between.
+   *
+   * @return the committed offset afterwards
+   * @throws PendingEntryNotFoundException as {@link #acknowledgement} (nothing changes)
+   */
+  public long acknowledge(String consumerId, long offset, int deliveryCount, Instant now) {
+    if (pending.removeHeld(offset, consumerId, deliveryCount) == null) {
+      throw new PendingEntryNotFoundException(queue, id, consumerId, offset);
+    }
+    Ack a = ack(offset, pending.first(), now);
+    raise(a);
+    return a.committed();
+  }
+
+  /** The acknowledgement of {@code offset} when {@code lowestOther} is the lowest other entry. */
+  private Ack ack(long offset, PendingEntry lowestOther, Instant now) {
+    long target = Math.max(lowestOther == null ? cursor : lowestOther.offset(), committed);
     boolean moves = target > committed;
     return new Ack(
         offset, target, moves ? Math.max(cursor, target) : cursor, moves ? now : updatedAt);
@@ -245,6 +265,10 @@ public final class GroupTable {
   /** Applies an {@link #acknowledgement}. */
   public void apply(Ack ack) {
     pending.remove(ack.offset());
+    raise(ack);
+  }
+
+  private void raise(Ack ack) {
     committed = ack.committed();
     cursor = ack.cursor();
     updatedAt = ack.updatedAt();

@@ -85,9 +85,26 @@ final class PendingLog {
   /** Removes the live entry at {@code offset}; returns it, or null when there was none. */
   PendingEntry remove(long offset) {
     int i = indexOf(offset);
+    return i < 0 ? null : removeIndex(i);
+  }
+
+  /**
+   * Removes the live entry at {@code offset} if {@code consumerId} holds it with {@code
+   * deliveryCount} deliveries; returns it, or null when there was none or another delivery holds it
+   * (then nothing changes). One search for the fence and the removal (an ack).
+   */
+  PendingEntry removeHeld(long offset, String consumerId, int deliveryCount) {
+    int i = indexOf(offset);
     if (i < 0) {
       return null;
     }
+    PendingEntry e = entries[i];
+    return e.deliveryCount() == deliveryCount && e.consumerId().equals(consumerId)
+        ? removeIndex(i)
+        : null;
+  }
+
+  private PendingEntry removeIndex(int i) {
     PendingEntry e = entries[i];
     entries[i] = null;
     live--;
@@ -146,6 +163,9 @@ final class PendingLog {
   private int indexOf(long offset) {
     if (live == 0 || offset < offsets[head] || offset > offsets[tail - 1]) {
       return -1;
+    }
+    if (offset == offsets[head]) {
+      return head; // the lowest entry is live (tombstones at the ends are trimmed): in-order acks
     }
     int i = Arrays.binarySearch(offsets, head, tail, offset);
     return i >= 0 && entries[i] != null ? i : -1;

@@ -193,6 +193,68 @@ class PushDeliveryTest {
   }
 
   @Test
+  void aNackedMessageIsRedeliveredWhenItsDelayEndsNotAtTheNextSweep() throws Exception {
+    start();
+    manager.createQueue(QueueConfig.durable("q").topics("t").build());
+    BlockingQueue<Integer> attempts = new LinkedBlockingQueue<>();
+    manager.consume(
+        "q",
+        "g",
+        "c1",
+        d -> {
+          attempts.add(d.deliveryCount());
+          if (d.deliveryCount() == 1) {
+            d.nack(Duration.ofMillis(1500));
+          } else {
+            d.ack();
+          }
+        },
+        ConsumeOptions.defaults());
+    publish("t", 1);
+    assertThat(attempts.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(1);
+    await().atMost(WAIT).until(() -> manager.metrics().groups().nacks() == 1);
+
+    loops.advance(Duration.ofMillis(1400)); // the sweep at +1 s finds it still backing off
+    assertThat(attempts.poll(200, TimeUnit.MILLISECONDS)).as("still backing off").isNull();
+    loops.advance(Duration.ofMillis(100)); // +1.5 s: the redelivery timer, half a sweep early
+    assertThat(attempts.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(2);
+    await().atMost(WAIT).until(() -> group("q", "g").committed() == 1);
+  }
+
+  @Test
+  void anExpiredClaimIsRedeliveredToAnotherMemberWhenItsVisibilityTimeoutEnds() throws Exception {
+    start();
+    manager.createQueue(
+        QueueConfig.durable("q").topics("t").deliveryTimeout(Duration.ofMillis(2500)).build());
+    CountDownLatch stuck = new CountDownLatch(1);
+    gates.add(stuck);
+    BlockingQueue<String> first = new LinkedBlockingQueue<>();
+    BlockingQueue<String> second = new LinkedBlockingQueue<>();
+    DeliveryHandler handler =
+        d -> {
+          if (d.deliveryCount() == 1) {
+            first.add(d.consumerId());
+            stuck.await(); // holds the claim past its visibility timeout
+          } else {
+            second.add(d.consumerId());
+            d.ack();
+          }
+        };
+    manager.consume("q", "g", "c1", handler, ConsumeOptions.defaults());
+    manager.consume("q", "g", "c2", handler, ConsumeOptions.defaults());
+    publish("t", 1);
+    String holder = first.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(holder).isNotNull();
+
+    loops.advance(Duration.ofMillis(2400)); // sweeps at +1 s and +2 s: still invisible
+    assertThat(second.poll(200, TimeUnit.MILLISECONDS)).as("still claimed").isNull();
+    loops.advance(Duration.ofMillis(100)); // +2.5 s: the visibility timer, before the +3 s sweep
+    String other = second.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(other).isNotNull().isNotEqualTo(holder);
+    await().atMost(WAIT).until(() -> group("q", "g").committed() == 1);
+  }
+
+  @Test
   void aHandlerReturningWithoutSettlingIsNackedToo() throws Exception {
     start();
     manager.createQueue(QueueConfig.durable("q").topics("t").retryPolicy(FIVE_SECONDS).build());

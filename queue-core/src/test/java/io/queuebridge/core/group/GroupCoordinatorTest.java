@@ -446,6 +446,53 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void everyNewVisibilityTimeIsReportedForRedeliveryTimers() {
+      List<String> due = new ArrayList<>();
+      groups =
+          GroupCoordinator.builder(storage)
+              .clock(clock)
+              .onRedeliveryDue((q, g, at) -> due.add(q + "/" + g + "@" + Duration.between(T0, at)))
+              .build();
+      createQueue("q");
+      appendAll("q", 3);
+      joinQueue("q", "g", "c1");
+      joinQueue("q", "g", "c2");
+      List<GroupDelivery> claimed = claim("q", "g", "c1", 2);
+      assertThat(due).containsExactly("q/g@PT30S"); // one report for the claimed batch
+      claimed.get(0).nack(Duration.ofSeconds(5));
+      assertThat(due).containsExactly("q/g@PT30S", "q/g@PT5S");
+      clock.advance(Duration.ofSeconds(10));
+      groups.renew("q", "g", "c1", claimed.get(1).offset());
+      assertThat(due).last().isEqualTo("q/g@PT40S");
+      assertThat(groups.nextRedelivery("q", clock.instant())).contains(T0.plusSeconds(40));
+      assertThat(offsets(claim("q", "g", "c2", 5))).containsExactly(2L, 0L); // the steal reports
+      assertThat(due).last().isEqualTo("q/g@PT40S");
+      assertThat(groups.nextRedelivery("q", T0.plusSeconds(40))).isEmpty();
+    }
+
+    @Test
+    void aDeliveryRenewsItsOwnClaimOnlyWhileUnsettledAndStillHeld() {
+      createQueue("q");
+      appendAll("q", 3);
+      joinQueue("q", "g", "c1");
+      joinQueue("q", "g", "c2");
+      List<GroupDelivery> ds = claim("q", "g", "c1", 3);
+      clock.advance(Duration.ofSeconds(20));
+      assertThat(ds.get(0).renew()).isTrue();
+      assertThat(state("q", "g").pendingAt(0).orElseThrow().visibleAt())
+          .isEqualTo(clock.instant().plus(VISIBILITY));
+      ds.get(1).nack(Duration.ofSeconds(5));
+      assertThat(ds.get(1).renew()).as("settled: the nack's delay stands").isFalse();
+      assertThat(state("q", "g").pendingAt(1).orElseThrow().visibleAt())
+          .isEqualTo(clock.instant().plusSeconds(5));
+      clock.advance(Duration.ofSeconds(15)); // offset 2 is visible again (claimed 35 s ago)
+      assertThat(offsets(claim("q", "g", "c2", 1))).containsExactly(1L);
+      assertThat(offsets(claim("q", "g", "c2", 1))).containsExactly(2L);
+      assertThat(ds.get(2).renew()).as("stolen: fenced").isFalse();
+      assertThat(state("q", "g").pendingAt(2).orElseThrow().consumerId()).isEqualTo("c2");
+    }
+
+    @Test
     void renewExtendsTheVisibilityOfEntriesTheConsumerHolds() {
       createQueue("q");
       appendAll("q", 3);
@@ -856,6 +903,89 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void aClientHeartbeatRefreshesEveryMembershipOfThatClientAndNoOther() {
+      createQueue("q1");
+      createQueue("q2");
+      joinQueue("q1", "g", "c1");
+      joinQueue("q2", "g", "c1");
+      joinStream("q2", "r", "c1");
+      joinQueue("q1", "g", "c2");
+      clock.advance(Duration.ofMinutes(1));
+      assertThat(groups.heartbeat("c1")).isEqualTo(3);
+      assertThat(state("q1", "g").consumers().get("c1").lastHeartbeat()).isEqualTo(clock.instant());
+      assertThat(state("q2", "g").consumers().get("c1").lastHeartbeat()).isEqualTo(clock.instant());
+      assertThat(state("q2", "r").consumers().get("c1").lastHeartbeat()).isEqualTo(clock.instant());
+      assertThat(state("q1", "g").consumers().get("c2").lastHeartbeat()).isEqualTo(T0);
+      assertThat(groups.heartbeat("nobody")).isZero();
+      assertThat(groups.heartbeat("")).isZero();
+      assertThat(groups.heartbeat(null)).isZero();
+    }
+
+    @Test
+    void aClientHeartbeatFindsMembershipsThroughTheIndexWithoutScanningGroups() {
+      createQueue("q1");
+      createQueue("q2");
+      for (int i = 0; i < 20; i++) {
+        joinQueue(i % 2 == 0 ? "q1" : "q2", "g" + i, "other-" + i);
+      }
+      joinQueue("q2", "g7", "c1");
+      CountingStores counting = new CountingStores(storage);
+      groups = GroupCoordinator.builder(counting.queues, counting.groups).clock(clock).build();
+      counting.calls.clear(); // building the coordinator fills the index from the store
+      clock.advance(Duration.ofMinutes(1));
+      assertThat(groups.heartbeat("c1")).isEqualTo(1);
+      assertThat(List.copyOf(counting.calls))
+          .as("no listing of queues or groups: the index names the one membership")
+          .containsExactly("atomically", "getGroup", "registerConsumer");
+      assertThat(state("q2", "g7").consumers().get("c1").lastHeartbeat())
+          .isEqualTo(clock.instant());
+    }
+
+    @Test
+    void theHeartbeatIndexFollowsLeavesRemovalsAndGroupDeletions() {
+      createQueue("q");
+      createQueue(QueueConfig.ephemeral("e").expiresAfter(Duration.ofMinutes(1)).build());
+      joinQueue("q", "a", "c1");
+      joinQueue("q", "b", "c1");
+      joinQueue("q", "c", "c1");
+      joinQueue("e", "d", "c1");
+      groups.leave("q", "", "a", "c1");
+      groups.deleteGroup("q", "b");
+      assertThat(groups.heartbeat("c1")).isEqualTo(2);
+      groups.leave("e", "", "d", "c1");
+      clock.advance(Duration.ofMinutes(2));
+      assertThat(groups.expireEphemeralQueues(clock.instant())).containsExactly("e");
+      assertThat(groups.heartbeat("c1")).isEqualTo(1);
+      clock.advance(Duration.ofMinutes(3));
+      assertThat(groups.removeStaleConsumers(clock.instant()))
+          .containsExactly(new RemovedConsumers("q", "c", List.of("c1")));
+      assertThat(groups.heartbeat("c1")).isZero();
+      assertThat(groups.membershipIndex().consumers()).isZero();
+    }
+
+    @Test
+    void aMembershipRemovedBehindTheCoordinatorsBackIsDroppedFromTheIndex() {
+      createQueue("q");
+      joinQueue("q", "g", "c1");
+      joinQueue("q", "h", "c1");
+      storage.groups().unregisterConsumer("q", "g", "c1"); // another coordinator on the store
+      storage.groups().deleteGroup("q", "h");
+      assertThat(groups.heartbeat("c1")).isZero();
+      assertThat(groups.membershipIndex().consumers()).isZero();
+    }
+
+    @Test
+    void theHeartbeatIndexIsRebuiltFromTheStore() {
+      createQueue("q");
+      joinQueue("q", "g", "c1");
+      joinStream("q", "r", "c1");
+      GroupCoordinator restarted = coordinator(GroupSettings.DEFAULTS);
+      clock.advance(Duration.ofMinutes(1));
+      assertThat(restarted.heartbeat("c1")).isEqualTo(2);
+      assertThat(state("q", "r").consumers().get("c1").lastHeartbeat()).isEqualTo(clock.instant());
+    }
+
+    @Test
     void staleMembersAreRemovedTheirEntriesStayAndTheListenerGetsACopy() {
       List<List<String>> told = new ArrayList<>();
       groups =
@@ -1060,6 +1190,33 @@ class GroupCoordinatorTest {
       joinQueue("q", "g", "c1");
       claim("q", "g", "c1", 3);
       assertThat(coordinator(GroupSettings.DEFAULTS).metrics().pelSize()).isEqualTo(3);
+    }
+  }
+
+  /** Proxies over the store's two halves that record the name of every call. */
+  private static final class CountingStores {
+    final List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
+    final io.queuebridge.core.store.QueueStore queues;
+    final io.queuebridge.core.store.ConsumerGroupStore groups;
+
+    CountingStores(Storage storage) {
+      queues = proxy(io.queuebridge.core.store.QueueStore.class, storage.queues());
+      groups = proxy(io.queuebridge.core.store.ConsumerGroupStore.class, storage.groups());
+    }
+
+    private <T> T proxy(Class<T> type, T delegate) {
+      return type.cast(
+          java.lang.reflect.Proxy.newProxyInstance(
+              type.getClassLoader(),
+              new Class<?>[] {type},
+              (p, method, args) -> {
+                calls.add(method.getName());
+                try {
+                  return method.invoke(delegate, args);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              }));
     }
   }
 }

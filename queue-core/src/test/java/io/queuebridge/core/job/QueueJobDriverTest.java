@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.ManualScheduler;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageNotPendingException;
+import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
@@ -14,10 +16,12 @@ import io.queuebridge.core.QueueNotFoundException;
 import io.queuebridge.core.RetryPolicy;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -460,6 +464,84 @@ class QueueJobDriverTest extends JobDriverBehaviourTest<QueueJobDriver> {
           .isInstanceOf(MessageNotPendingException.class);
       release.release(10);
       other.stop(WAIT);
+    }
+  }
+
+  /** Claim renewal while a handler runs, on a manual clock and scheduler. */
+  @Nested
+  class LongJobs {
+    private final MutableClock time = MutableClock.at("2024-01-01T00:00:00Z");
+    private final ManualScheduler timers = new ManualScheduler(time);
+    private final QueueManager m =
+        registered(new QueueManager(store(QueueStores.memory()), config()));
+    private final QueueJobDriver longJobs = driver(m).scheduler(timers).build();
+
+    private QueueManagerConfig config() {
+      return QueueManagerConfig.builder().clock(time).build();
+    }
+
+    private QueueManager registered(QueueManager qm) {
+      managers.add(qm);
+      return qm;
+    }
+
+    private PendingEntry pending() {
+      List<PendingEntry> p = jobsGroup(m, "work").pending();
+      assertThat(p).hasSize(1);
+      return p.get(0);
+    }
+
+    @Test
+    void aJobRunningLongerThanTheDeliveryTimeoutKeepsItsClaim() throws Exception {
+      longJobs.dispatch(job("work", "long"));
+      BlockingQueue<Delivery> held = new LinkedBlockingQueue<>();
+      Semaphore release = new Semaphore(0);
+      consume(longJobs, "work", holding(held, release));
+      Delivery running = take(held);
+      QueueJobDriver other = driver(m).scheduler(timers).build();
+      BlockingQueue<Delivery> stolen = new LinkedBlockingQueue<>();
+      consume(other, "work", holding(stolen, release));
+
+      timers.advance(QueueConfig.DEFAULT_DELIVERY_TIMEOUT.multipliedBy(3)); // 90 s, 9 renewals
+      assertThat(pending().visibleAt())
+          .as("renewed every 10 s: visible again only 30 s after the last renewal")
+          .isEqualTo(time.instant().plus(QueueConfig.DEFAULT_DELIVERY_TIMEOUT));
+      assertThat(stolen.poll(200, TimeUnit.MILLISECONDS)).as("nobody else got it").isNull();
+      running.acknowledge(); // not fenced: the claim is still this delivery's
+      assertThat(jobsGroup(m, "work").pending()).isEmpty();
+      release.release(10);
+      await()
+          .atMost(WAIT)
+          .alias("renewals end with the handler")
+          .until(() -> !timers.scheduled().contains("job-renewal-work"));
+      other.stop(WAIT);
+      longJobs.stop(WAIT);
+    }
+
+    @Test
+    void renewalsStopAtTheSettlementSoARetryDelayIsKept() throws Exception {
+      longJobs.dispatch(job("work", "retried"));
+      CountDownLatch retried = new CountDownLatch(1);
+      Semaphore release = new Semaphore(0);
+      consume(
+          longJobs,
+          "work",
+          d -> {
+            if (d.message().attempts() == 1) {
+              d.retry(Duration.ofSeconds(25));
+              retried.countDown();
+              release.acquire(); // the handler goes on after settling
+            } else {
+              d.acknowledge();
+            }
+          });
+      assertThat(retried.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+      Instant due = time.instant().plusSeconds(25);
+      assertThat(pending().visibleAt()).isEqualTo(due);
+      timers.advance(Duration.ofSeconds(21)); // two renewal ticks while the handler still runs
+      assertThat(pending().visibleAt()).as("the retry delay stands").isEqualTo(due);
+      release.release();
+      longJobs.stop(WAIT);
     }
   }
 }

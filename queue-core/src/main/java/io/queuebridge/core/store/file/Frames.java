@@ -128,8 +128,15 @@ final class Frames {
   static Encoded encode(List<Message> messages, Map<String, String> checkpoints) {
     long estimate = HEADER;
     for (Message m : messages) {
-      estimate +=
-          96L + len(m.keyUnsafe()) + len(m.valueUnsafe()) + m.id().length() + m.topic().length();
+      // Sized to hold the whole frame (ASCII strings) so that it is not grown and copied: a batch
+      // of 1 KiB records is hundreds of KiB, and every doubling copies it and allocates anew.
+      estimate += 96L + m.size() + 8L * m.headers().size() + m.id().length() + m.topic().length();
+      for (Map.Entry<String, String> e : m.properties().entrySet()) {
+        estimate += 8L + e.getKey().length() + (e.getValue() == null ? 0 : e.getValue().length());
+      }
+    }
+    for (Map.Entry<String, String> e : checkpoints.entrySet()) {
+      estimate += 8L + e.getKey().length() + e.getValue().length();
     }
     ByteSink s = new ByteSink((int) Math.min(estimate, 64L << 20));
     s.skip(HEADER);
@@ -403,9 +410,5 @@ final class Frames {
     } catch (ArithmeticException e) {
       return t.getEpochSecond() < 0 ? Long.MIN_VALUE : Long.MAX_VALUE;
     }
-  }
-
-  private static int len(byte[] b) {
-    return b == null ? 0 : b.length;
   }
 }

@@ -203,10 +203,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(now, "now");
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      GroupTable t = d.live();
-      GroupTable.Ack ack = t.acknowledgement(consumerId, offset, deliveryCount, now);
-      t.apply(ack);
-      return ack.committed();
+      return d.live().acknowledge(consumerId, offset, deliveryCount, now);
     }
   }
 

@@ -27,10 +27,12 @@ import java.util.function.Supplier;
  * {@link #sizeOffset} is a binary search.
  *
  * <p><b>Concurrency.</b> One {@link ReentrantReadWriteLock} guards everything: reads share the read
- * lock, appends and truncations take the write lock, so appends are serialised and get contiguous
- * offsets in lock order. Waiters of {@link #awaitAppend} sleep on a condition of the write lock and
- * every append signals them (only when there are any). Once {@link #kill} ran (queue deleted or
- * store closed) every operation throws the exception the killer supplied, waiters included.
+ * lock (except {@link #head()} and {@link #tail()}, which read copies published by the write
+ * sections), appends and truncations take the write lock, so appends are serialised and get
+ * contiguous offsets in lock order. Waiters of {@link #awaitAppend} sleep on a condition of the
+ * write lock and every append signals them (only when there are any). Once {@link #kill} ran (queue
+ * deleted or store closed) every operation throws the exception the killer supplied, waiters
+ * included.
  *
  * <p>Thread-safe.
  */
@@ -53,7 +55,12 @@ final class QueueLog {
   private long bytesBeforeHead;
   private final Map<String, String> checkpoints = new HashMap<>();
   private int waiters;
-  private Supplier<? extends QueueException> death;
+  private volatile Supplier<? extends QueueException> death;
+
+  // Copies of head and head + size, written at the end of every write section, so head() and
+  // tail() answer without the lock (the claim path asks for both on every claim).
+  private volatile long publishedHead;
+  private volatile long publishedTail;
 
   QueueLog(String queue) {
     this.queue = queue;
@@ -79,6 +86,7 @@ final class QueueLog {
         size++;
       }
       checkpoints.putAll(newCheckpoints);
+      publishedTail = head + size;
       if (waiters > 0) {
         appended.signalAll();
       }
@@ -99,6 +107,7 @@ final class QueueLog {
       runningBytes[slot] = runningTotal() + estimate(message);
       ring[slot] = message.withOffset(offset);
       size++;
+      publishedTail = offset + 1;
       if (waiters > 0) {
         appended.signalAll();
       }
@@ -143,24 +152,16 @@ final class QueueLog {
     }
   }
 
+  /** The head; lock-free (a value published by the last write section). */
   long head() {
-    lock.readLock().lock();
-    try {
-      checkAlive();
-      return head;
-    } finally {
-      lock.readLock().unlock();
-    }
+    checkAlive();
+    return publishedHead;
   }
 
+  /** The tail; lock-free (a value published by the last write section). */
   long tail() {
-    lock.readLock().lock();
-    try {
-      checkAlive();
-      return head + size;
-    } finally {
-      lock.readLock().unlock();
-    }
+    checkAlive();
+    return publishedTail;
   }
 
   /** {@code {head, tail}} read together. */
@@ -195,6 +196,7 @@ final class QueueLog {
       first = (first + removed) & mask;
       size -= removed;
       head = to;
+      publishedHead = to;
       maybeShrink();
     } finally {
       lock.writeLock().unlock();
