@@ -45,6 +45,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +62,17 @@ import org.slf4j.LoggerFactory;
  * dead-letter appends, truncation) happens under it too. {@link #lag}, {@link #group}, {@link
  * #groups} and {@link #metrics} are lock-free reads. The consumer-removed listener is called after
  * the lock is released.
+ *
+ * <p>Across processes: every operation that changes a group (join, leave, heartbeat, the stale
+ * member sweep, delete, claim, renew, ack, nack, reject, peek, cursor and offset commits) also runs
+ * inside {@link ConsumerGroupStore#atomically} for that group, so a store shared by several
+ * processes (PostgreSQL) serialises them across all of them; with a one-process store it just runs.
+ * The coordinator keeps no group state between calls — every operation re-reads the group from the
+ * store inside that section — so changes made by other processes are always seen. The only
+ * cross-call memory is the auto-commit throttle (per process: another process may commit on its own
+ * schedule) and the metrics. The retention pass and ephemeral-queue expiry are not wrapped:
+ * committed offsets only rise, so a stale floor only truncates less; expiry of an ephemeral queue
+ * can race with a join in another process.
  *
  * <h2>Queue mode (competing consumers)</h2>
  *
@@ -274,20 +286,20 @@ public final class GroupCoordinator {
               + queue);
     }
     String id = effectiveGroupId(base, filter);
-    lock.lock();
-    try {
-      QueueConfig config = queues.getQueue(queue);
-      Instant now = clock.instant();
-      ConsumerGroupState g = getOrCreate(queue, id, filter, mode, c.effectiveAutoCommit(), now);
-      applyPosition(g, c, now);
-      groups.registerConsumer(queue, id, new ConsumerInfo(consumerId, consumerId, now, now));
-      if (config.lastConsumerDisconnect().isPresent()) {
-        queues.updateQueue(config.toBuilder().lastConsumerDisconnect(null).build());
-      }
-      return groups.getGroup(queue, id);
-    } finally {
-      lock.unlock();
-    }
+    return locked(
+        queue,
+        id,
+        () -> {
+          QueueConfig config = queues.getQueue(queue);
+          Instant now = clock.instant();
+          ConsumerGroupState g = getOrCreate(queue, id, filter, mode, c.effectiveAutoCommit(), now);
+          applyPosition(g, c, now);
+          groups.registerConsumer(queue, id, new ConsumerInfo(consumerId, consumerId, now, now));
+          if (config.lastConsumerDisconnect().isPresent()) {
+            queues.updateQueue(config.toBuilder().lastConsumerDisconnect(null).build());
+          }
+          return groups.getGroup(queue, id);
+        });
   }
 
   private ConsumerGroupState getOrCreate(
@@ -360,25 +372,30 @@ public final class GroupCoordinator {
     } else {
       candidates.add(effectiveGroupId(groupId, pattern));
     }
-    lock.lock();
-    try {
-      for (String id : candidates) {
-        Optional<ConsumerGroupState> g;
-        try {
-          g = groups.findGroup(queue, id);
-        } catch (QueueNotFoundException gone) {
-          return false;
-        }
-        if (g.isPresent() && g.get().consumers().containsKey(consumerId)) {
-          groups.unregisterConsumer(queue, id, consumerId);
-          markDisconnectedIfIdle(queue, clock.instant());
-          return true;
-        }
+    for (String id : candidates) {
+      Boolean left =
+          locked(
+              queue,
+              id,
+              () -> {
+                Optional<ConsumerGroupState> g;
+                try {
+                  g = groups.findGroup(queue, id);
+                } catch (QueueNotFoundException gone) {
+                  return false;
+                }
+                if (g.isPresent() && g.get().consumers().containsKey(consumerId)) {
+                  groups.unregisterConsumer(queue, id, consumerId);
+                  markDisconnectedIfIdle(queue, clock.instant());
+                  return true;
+                }
+                return null; // not a member of this candidate: try the next
+              });
+      if (left != null) {
+        return left;
       }
-      return false;
-    } finally {
-      lock.unlock();
     }
+    return false;
   }
 
   /**
@@ -389,20 +406,21 @@ public final class GroupCoordinator {
    * @throws QueueNotFoundException if the queue does not exist
    */
   public void heartbeat(String queue, String group, String consumerId) {
-    lock.lock();
-    try {
-      ConsumerGroupState g = groups.getGroup(queue, group);
-      ConsumerInfo info = g.consumers().get(consumerId);
-      if (info == null) {
-        throw new ConsumerNotFoundException(queue, group, consumerId);
-      }
-      groups.registerConsumer(
-          queue,
-          group,
-          new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), clock.instant()));
-    } finally {
-      lock.unlock();
-    }
+    locked(
+        queue,
+        group,
+        () -> {
+          ConsumerGroupState g = groups.getGroup(queue, group);
+          ConsumerInfo info = g.consumers().get(consumerId);
+          if (info == null) {
+            throw new ConsumerNotFoundException(queue, group, consumerId);
+          }
+          groups.registerConsumer(
+              queue,
+              group,
+              new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), clock.instant()));
+          return null;
+        });
   }
 
   /**
@@ -422,21 +440,27 @@ public final class GroupCoordinator {
       for (QueueConfig config : queues.listQueues()) {
         String queue = config.name();
         boolean touched = false;
-        for (ConsumerGroupState g : listGroupsOrEmpty(queue)) {
-          List<String> stale = new ArrayList<>();
-          for (ConsumerInfo info : g.consumers().values()) {
-            if (info.lastHeartbeat().isBefore(cutoff)) {
-              stale.add(info.id());
-            }
+        for (ConsumerGroupState listed : listGroupsOrEmpty(queue)) {
+          if (staleMembers(listed, cutoff).isEmpty()) {
+            continue;
           }
+          // Re-read under the group's lock: another process may have heard from the member since.
+          List<String> stale =
+              groups.atomically(
+                  queue,
+                  listed.id(),
+                  () -> {
+                    Optional<ConsumerGroupState> g = findGroupOrEmpty(queue, listed.id());
+                    List<String> ids = g.map(x -> staleMembers(x, cutoff)).orElse(List.of());
+                    for (String id : ids) {
+                      groups.unregisterConsumer(queue, listed.id(), id);
+                    }
+                    return ids;
+                  });
           if (stale.isEmpty()) {
             continue;
           }
-          stale.sort(null);
-          for (String id : stale) {
-            groups.unregisterConsumer(queue, g.id(), id);
-          }
-          removed.add(new RemovedConsumers(queue, g.id(), stale));
+          removed.add(new RemovedConsumers(queue, listed.id(), stale));
           touched = true;
         }
         if (touched) {
@@ -462,6 +486,26 @@ public final class GroupCoordinator {
     return List.copyOf(removed);
   }
 
+  /** The members of {@code g} last heard from before {@code cutoff}, sorted. */
+  private static List<String> staleMembers(ConsumerGroupState g, Instant cutoff) {
+    List<String> stale = new ArrayList<>();
+    for (ConsumerInfo info : g.consumers().values()) {
+      if (info.lastHeartbeat().isBefore(cutoff)) {
+        stale.add(info.id());
+      }
+    }
+    stale.sort(null);
+    return stale;
+  }
+
+  private Optional<ConsumerGroupState> findGroupOrEmpty(String queue, String group) {
+    try {
+      return groups.findGroup(queue, group);
+    } catch (QueueNotFoundException gone) {
+      return Optional.empty();
+    }
+  }
+
   private void markDisconnectedIfIdle(String queue, Instant now) {
     QueueConfig config;
     try {
@@ -482,15 +526,18 @@ public final class GroupCoordinator {
 
   /** Deletes a group with its cursor, committed offset, members and pending entries. Idempotent. */
   public void deleteGroup(String queue, String group) {
-    lock.lock();
     try {
-      groups.findGroup(queue, group).ifPresent(g -> metrics.pelChanged(-g.pending().size()));
-      groups.deleteGroup(queue, group);
-      lastAutoCommit.remove(new GroupKey(queue, group));
+      locked(
+          queue,
+          group,
+          () -> {
+            groups.findGroup(queue, group).ifPresent(g -> metrics.pelChanged(-g.pending().size()));
+            groups.deleteGroup(queue, group);
+            lastAutoCommit.remove(new GroupKey(queue, group));
+            return null;
+          });
     } catch (QueueNotFoundException gone) {
       // idempotent
-    } finally {
-      lock.unlock();
     }
   }
 
@@ -540,22 +587,29 @@ public final class GroupCoordinator {
   private int claim(String queue, String group, String consumerId, int n, List<GroupDelivery> out) {
     requireText("consumerId", consumerId);
     long start = System.nanoTime();
-    lock.lock();
     try {
-      QueueConfig config = queues.getQueue(queue);
-      ConsumerGroupState g = groups.getGroup(queue, group);
-      requireMode(g, GroupMode.QUEUE);
-      Instant now = clock.instant();
-      touch(g, consumerId, now);
-      Duration visibility = visibility(config);
-      int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
-      if (out.size() < n) {
-        steal(config, g, consumerId, n, now, visibility, out);
-      }
-      return pelFull;
+      return locked(
+          queue,
+          group,
+          () -> {
+            out.clear(); // a failed (rolled back) body delivers nothing
+            QueueConfig config = queues.getQueue(queue);
+            ConsumerGroupState g = groups.getGroup(queue, group);
+            requireMode(g, GroupMode.QUEUE);
+            Instant now = clock.instant();
+            touch(g, consumerId, now);
+            Duration visibility = visibility(config);
+            int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
+            if (out.size() < n) {
+              steal(config, g, consumerId, n, now, visibility, out);
+            }
+            return pelFull;
+          });
+    } catch (RuntimeException e) {
+      out.clear();
+      throw e;
     } finally {
       metrics.claimLatencyNanos.add(System.nanoTime() - start);
-      lock.unlock();
     }
   }
 
@@ -732,129 +786,133 @@ public final class GroupCoordinator {
    */
   public int renew(String queue, String group, String consumerId, long... offsets) {
     requireText("consumerId", consumerId);
-    lock.lock();
-    try {
-      QueueConfig config = queues.getQueue(queue);
-      ConsumerGroupState g = groups.getGroup(queue, group);
-      requireMode(g, GroupMode.QUEUE);
-      Instant now = clock.instant();
-      Instant visibleAt = now.plus(visibility(config));
-      int renewed = 0;
-      for (long offset : offsets) {
-        Optional<PendingEntry> e = g.pendingAt(offset);
-        if (e.isPresent() && e.get().consumerId().equals(consumerId)) {
-          PendingEntry p = e.get();
-          groups.updatePending(
-              queue,
-              group,
-              new PendingEntry(
-                  offset,
-                  consumerId,
-                  p.claimedAt(),
-                  p.deliveryCount(),
-                  p.firstClaimedAt(),
-                  visibleAt));
-          renewed++;
-        }
-      }
-      return renewed;
-    } finally {
-      lock.unlock();
-    }
+    return locked(
+        queue,
+        group,
+        () -> {
+          QueueConfig config = queues.getQueue(queue);
+          ConsumerGroupState g = groups.getGroup(queue, group);
+          requireMode(g, GroupMode.QUEUE);
+          Instant now = clock.instant();
+          Instant visibleAt = now.plus(visibility(config));
+          int renewed = 0;
+          for (long offset : offsets) {
+            Optional<PendingEntry> e = g.pendingAt(offset);
+            if (e.isPresent() && e.get().consumerId().equals(consumerId)) {
+              PendingEntry p = e.get();
+              groups.updatePending(
+                  queue,
+                  group,
+                  new PendingEntry(
+                      offset,
+                      consumerId,
+                      p.claimedAt(),
+                      p.deliveryCount(),
+                      p.firstClaimedAt(),
+                      visibleAt));
+              renewed++;
+            }
+          }
+          return renewed;
+        });
   }
 
   // ---------------------------------------------------------------- settlement (from handles)
 
   void settleAck(GroupDelivery d) {
     long start = System.nanoTime();
-    lock.lock();
     try {
-      Instant now = clock.instant();
-      if (d.mode() == GroupMode.STREAM) {
-        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
-        if (g.autoCommit() && d.offset() + 1 > g.committed()) {
-          groups.updateCommitted(d.queue(), d.group(), d.offset() + 1, now);
-        }
-      } else {
-        remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
-      }
+      locked(
+          d.queue(),
+          d.group(),
+          () -> {
+            Instant now = clock.instant();
+            if (d.mode() == GroupMode.STREAM) {
+              ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
+              if (g.autoCommit() && d.offset() + 1 > g.committed()) {
+                groups.updateCommitted(d.queue(), d.group(), d.offset() + 1, now);
+              }
+            } else {
+              remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
+            }
+            return null;
+          });
       metrics.acks.increment();
     } finally {
       metrics.ackLatencyNanos.add(System.nanoTime() - start);
-      lock.unlock();
     }
   }
 
   void settleNack(GroupDelivery d, Duration delay) {
-    lock.lock();
-    try {
-      if (d.mode() == GroupMode.QUEUE) {
-        Instant now = clock.instant();
-        QueueConfig config = queues.getQueue(d.queue());
-        PendingEntry e = heldBy(d);
-        String exhausted = exhausted(config, e, now);
-        if (exhausted != null) {
-          deadLetter(config, d.group(), e, d.message(), "nacked; " + exhausted, now);
-          removeEntry(d.queue(), d.group(), e, now);
-        } else {
-          Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
-          groups.updatePending(
-              d.queue(),
-              d.group(),
-              new PendingEntry(
-                  e.offset(),
-                  e.consumerId(),
-                  e.claimedAt(),
-                  e.deliveryCount(),
-                  e.firstClaimedAt(),
-                  now.plus(wait)));
-        }
+    locked(d.queue(), d.group(), () -> settleNackLocked(d, delay));
+    metrics.nacks.increment();
+  }
+
+  private Void settleNackLocked(GroupDelivery d, Duration delay) {
+    if (d.mode() == GroupMode.QUEUE) {
+      Instant now = clock.instant();
+      QueueConfig config = queues.getQueue(d.queue());
+      PendingEntry e = heldBy(d);
+      String exhausted = exhausted(config, e, now);
+      if (exhausted != null) {
+        deadLetter(config, d.group(), e, d.message(), "nacked; " + exhausted, now);
+        removeEntry(d.queue(), d.group(), e, now);
+      } else {
+        Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
+        groups.updatePending(
+            d.queue(),
+            d.group(),
+            new PendingEntry(
+                e.offset(),
+                e.consumerId(),
+                e.claimedAt(),
+                e.deliveryCount(),
+                e.firstClaimedAt(),
+                now.plus(wait)));
       }
-      metrics.nacks.increment();
-    } finally {
-      lock.unlock();
     }
+    return null;
   }
 
   void settleReject(GroupDelivery d, String reason) {
-    lock.lock();
-    try {
-      Instant now = clock.instant();
-      if (d.mode() == GroupMode.STREAM) {
-        ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
-        long past = d.offset() + 1;
-        if (past > g.cursor()) {
-          groups.updateCursor(d.queue(), d.group(), past, now);
-        }
-        if (past > g.committed()) {
-          groups.updateCommitted(d.queue(), d.group(), past, now);
-        }
+    locked(d.queue(), d.group(), () -> settleRejectLocked(d, reason));
+    metrics.rejects.increment();
+  }
+
+  private Void settleRejectLocked(GroupDelivery d, String reason) {
+    Instant now = clock.instant();
+    if (d.mode() == GroupMode.STREAM) {
+      ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
+      long past = d.offset() + 1;
+      if (past > g.cursor()) {
+        groups.updateCursor(d.queue(), d.group(), past, now);
+      }
+      if (past > g.committed()) {
+        groups.updateCommitted(d.queue(), d.group(), past, now);
+      }
+      LOG.debug(
+          "stream group {} on queue {} rejected offset {}: {}",
+          d.group(),
+          d.queue(),
+          d.offset(),
+          reason);
+    } else {
+      PendingEntry e = heldBy(d);
+      QueueConfig config = queues.getQueue(d.queue());
+      if (config.dlq().enabled()) {
+        deadLetter(config, d.group(), e, d.message(), "rejected: " + reason, now);
+      } else {
         LOG.debug(
-            "stream group {} on queue {} rejected offset {}: {}",
+            "group {} on queue {} rejected offset {} ({}); no dead-letter queue, dropped",
             d.group(),
             d.queue(),
             d.offset(),
             reason);
-      } else {
-        PendingEntry e = heldBy(d);
-        QueueConfig config = queues.getQueue(d.queue());
-        if (config.dlq().enabled()) {
-          deadLetter(config, d.group(), e, d.message(), "rejected: " + reason, now);
-        } else {
-          LOG.debug(
-              "group {} on queue {} rejected offset {} ({}); no dead-letter queue, dropped",
-              d.group(),
-              d.queue(),
-              d.offset(),
-              reason);
-          metrics.discarded.increment();
-        }
-        removeEntry(d.queue(), d.group(), e, now);
+        metrics.discarded.increment();
       }
-      metrics.rejects.increment();
-    } finally {
-      lock.unlock();
+      removeEntry(d.queue(), d.group(), e, now);
     }
+    return null;
   }
 
   /** The group's entry for the delivery, if this very delivery still holds it. */
@@ -986,39 +1044,43 @@ public final class GroupCoordinator {
     requireText("consumerId", consumerId);
     int n = limit <= 0 ? settings.claimBatchSize() : limit;
     long start = System.nanoTime();
-    lock.lock();
     try {
-      ConsumerGroupState g = groups.getGroup(queue, group);
-      requireMode(g, GroupMode.STREAM);
-      Instant now = clock.instant();
-      touch(g, consumerId, now);
-      long tail = queues.tail(queue);
-      long next = Math.max(g.cursor(), queues.head(queue));
-      List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
-      int examined = 0;
-      scan:
-      while (out.size() < n && next < tail && examined < SCAN_LIMIT) {
-        List<Message> chunk = queues.readBatch(queue, next, Math.min(n - out.size(), SCAN_LIMIT));
-        if (chunk.isEmpty()) {
-          break;
-        }
-        for (Message m : chunk) {
-          examined++;
-          next = m.offset() + 1;
-          if (m.isExpired(now) || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-            continue;
-          }
-          out.add(new GroupDelivery(this, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
-          if (out.size() >= n) {
-            break scan;
-          }
-        }
-      }
-      metrics.claimed(out.size(), out.size() < n);
-      return new StreamBatch(out, next);
+      return locked(
+          queue,
+          group,
+          () -> {
+            ConsumerGroupState g = groups.getGroup(queue, group);
+            requireMode(g, GroupMode.STREAM);
+            Instant now = clock.instant();
+            touch(g, consumerId, now);
+            long tail = queues.tail(queue);
+            long next = Math.max(g.cursor(), queues.head(queue));
+            List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
+            int examined = 0;
+            scan:
+            while (out.size() < n && next < tail && examined < SCAN_LIMIT) {
+              List<Message> chunk =
+                  queues.readBatch(queue, next, Math.min(n - out.size(), SCAN_LIMIT));
+              if (chunk.isEmpty()) {
+                break;
+              }
+              for (Message m : chunk) {
+                examined++;
+                next = m.offset() + 1;
+                if (m.isExpired(now) || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
+                  continue;
+                }
+                out.add(new GroupDelivery(this, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
+                if (out.size() >= n) {
+                  break scan;
+                }
+              }
+            }
+            metrics.claimed(out.size(), out.size() < n);
+            return new StreamBatch(out, next);
+          });
     } finally {
       metrics.claimLatencyNanos.add(System.nanoTime() - start);
-      lock.unlock();
     }
   }
 
@@ -1033,41 +1095,42 @@ public final class GroupCoordinator {
    * @throws GroupNotFoundException if the group does not exist
    */
   public void commitCursor(String queue, String group, long next) {
-    lock.lock();
-    try {
-      ConsumerGroupState g = groups.getGroup(queue, group);
-      if (g.mode() != GroupMode.STREAM) {
-        throw new CommitOffsetOnlyForStreamModeException(queue, group);
-      }
-      if (next <= g.cursor()) {
-        return;
-      }
-      long tail = queues.tail(queue);
-      if (next > tail) {
-        throw new IllegalArgumentException(
-            "cursor "
-                + next
-                + " for group "
-                + group
-                + " is beyond the tail "
-                + tail
-                + " of queue "
-                + queue);
-      }
-      Instant now = clock.instant();
-      groups.updateCursor(queue, group, next, now);
-      if (g.autoCommit() && next > g.committed()) {
-        Duration interval = settings.autoCommitInterval();
-        GroupKey key = new GroupKey(queue, group);
-        Instant last = lastAutoCommit.get(key);
-        if (interval.isZero() || last == null || !now.isBefore(last.plus(interval))) {
-          groups.updateCommitted(queue, group, next, now);
-          lastAutoCommit.put(key, now);
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
+    locked(
+        queue,
+        group,
+        () -> {
+          ConsumerGroupState g = groups.getGroup(queue, group);
+          if (g.mode() != GroupMode.STREAM) {
+            throw new CommitOffsetOnlyForStreamModeException(queue, group);
+          }
+          if (next <= g.cursor()) {
+            return null;
+          }
+          long tail = queues.tail(queue);
+          if (next > tail) {
+            throw new IllegalArgumentException(
+                "cursor "
+                    + next
+                    + " for group "
+                    + group
+                    + " is beyond the tail "
+                    + tail
+                    + " of queue "
+                    + queue);
+          }
+          Instant now = clock.instant();
+          groups.updateCursor(queue, group, next, now);
+          if (g.autoCommit() && next > g.committed()) {
+            Duration interval = settings.autoCommitInterval();
+            GroupKey key = new GroupKey(queue, group);
+            Instant last = lastAutoCommit.get(key);
+            if (interval.isZero() || last == null || !now.isBefore(last.plus(interval))) {
+              groups.updateCommitted(queue, group, next, now);
+              lastAutoCommit.put(key, now);
+            }
+          }
+          return null;
+        });
   }
 
   /**
@@ -1083,19 +1146,20 @@ public final class GroupCoordinator {
       throw new IllegalArgumentException(
           "offset must be >= 0 to commit group " + group + " on queue " + queue + ": " + offset);
     }
-    lock.lock();
-    try {
-      ConsumerGroupState g = groups.getGroup(queue, group);
-      if (g.mode() != GroupMode.STREAM) {
-        throw new CommitOffsetOnlyForStreamModeException(queue, group);
-      }
-      if (offset > g.cursor()) {
-        throw new InvalidOffsetException(queue, group, offset, g.cursor());
-      }
-      groups.updateCommitted(queue, group, offset, clock.instant());
-    } finally {
-      lock.unlock();
-    }
+    locked(
+        queue,
+        group,
+        () -> {
+          ConsumerGroupState g = groups.getGroup(queue, group);
+          if (g.mode() != GroupMode.STREAM) {
+            throw new CommitOffsetOnlyForStreamModeException(queue, group);
+          }
+          if (offset > g.cursor()) {
+            throw new InvalidOffsetException(queue, group, offset, g.cursor());
+          }
+          groups.updateCommitted(queue, group, offset, clock.instant());
+          return null;
+        });
   }
 
   // ---------------------------------------------------------------- queries
@@ -1271,6 +1335,20 @@ public final class GroupCoordinator {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /**
+   * Runs {@code body} under the coordinator's lock and, through {@link
+   * ConsumerGroupStore#atomically}, atomically with every other process sharing the store on the
+   * group {@code (queue, group)} (B §3.8 across processes).
+   */
+  private <T> T locked(String queue, String group, Supplier<T> body) {
+    lock.lock();
+    try {
+      return groups.atomically(queue, group, body);
+    } finally {
+      lock.unlock();
+    }
+  }
 
   private Duration visibility(QueueConfig config) {
     Duration v = settings.visibilityTimeout();

@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Persistent consumer-group state: cursors, committed offsets, pending entry lists (PEL) and
@@ -24,7 +26,8 @@ import java.util.Optional;
  * <p><b>Threads.</b> Implementations are thread-safe for concurrent calls. The default methods
  * read, change and write back a whole group, so two of them racing on <em>one</em> group can lose
  * an update: callers serialise mutations of a group (the consumer manager holds one lock for all
- * group operations, SEMANTICS B §3.8).
+ * group operations, SEMANTICS B §3.8). A store shared by several processes makes such a sequence
+ * atomic across all of them through {@link #atomically}.
  *
  * <p><b>Durability.</b> A persistent store makes every change survive a process kill when the call
  * returns; whether it also survives a machine crash is the store's documented choice. A change lost
@@ -34,6 +37,34 @@ import java.util.Optional;
  * <p><b>Values.</b> States are immutable snapshots; instants are as given by the caller's clock.
  */
 public interface ConsumerGroupStore {
+
+  /**
+   * Runs {@code body}, a read-decide-write sequence on one group, atomically with respect to every
+   * other {@code atomically} call on the same {@code (queue, groupId)} — in this process and, for a
+   * store shared by several processes (a database), in all of them — and returns its result.
+   *
+   * <p>The body runs exactly once, on the calling thread. If it throws, the exception propagates
+   * unchanged; a transactional store then discards the body's changes, others keep whatever the
+   * body did before throwing. The default just calls {@code body.get()}: stores used by one process
+   * rely on the caller's own lock (the consumer manager's, SEMANTICS B §3.8). A shared store runs
+   * the body in one transaction holding a per-group lock, and the store calls the body makes on the
+   * calling thread join that transaction; its changes become visible (and, for a persistent store,
+   * durable as the other methods are) when {@code atomically} returns.
+   *
+   * <p>Blocks while another holder of the same group's lock runs. Nested calls for another group
+   * take that group's lock too; callers should not nest them (two processes nesting in opposite
+   * orders can deadlock, which a database reports as a failure).
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws io.queuebridge.core.QueueStoreException if the store fails to lock or commit (the
+   *     body's changes are then not applied by a transactional store)
+   */
+  default <T> T atomically(String queue, String groupId, Supplier<T> body) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(body, "body");
+    return body.get();
+  }
 
   /**
    * Creates a group.

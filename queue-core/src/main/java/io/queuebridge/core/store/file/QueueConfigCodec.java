@@ -22,13 +22,17 @@ import java.util.List;
  * durations are ISO-8601 ({@code PT30S}) and instants ISO-8601 UTC, so values round-trip exactly.
  * Reading requires every field (version 1 has them all); unknown fields are ignored. Stateless and
  * thread-safe.
+ *
+ * <p>Public so that other persistent stores (the PostgreSQL store keeps the same JSON in a column)
+ * share one format instead of copying it; not part of the SPI.
  */
-final class QueueConfigCodec {
+public final class QueueConfigCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private QueueConfigCodec() {}
 
-  static byte[] toJson(QueueConfig c) {
+  /** The configuration as UTF-8 JSON; every field is written. */
+  public static byte[] toJson(QueueConfig c) {
     ObjectNode n = JSON.createObjectNode();
     n.put("name", c.name());
     ArrayNode topics = n.putArray("topics");
@@ -70,9 +74,10 @@ final class QueueConfigCodec {
   /**
    * Parses a payload written by {@link #toJson}.
    *
-   * @throws FormatException naming the missing or malformed field
+   * @throws RuntimeException (an internal {@code FormatException}) naming the missing or malformed
+   *     field
    */
-  static QueueConfig fromJson(byte[] json) {
+  public static QueueConfig fromJson(byte[] json) {
     JsonNode n;
     try {
       n = JSON.readTree(json);

@@ -51,6 +51,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
@@ -1647,6 +1648,62 @@ public abstract class StoreContractTest {
     assertThat(groups().findGroup("q", "g")).isEmpty();
     groups().createGroup(group("q", "g"));
     assertThat(groups().getAllPending("q", "g")).isEmpty();
+  }
+
+  @Test
+  void atomicallyRunsTheBodyOnceAndReturnsItsResult() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    AtomicInteger runs = new AtomicInteger();
+    String result =
+        groups()
+            .atomically(
+                "q",
+                "g",
+                () -> {
+                  runs.incrementAndGet();
+                  groups().updateCursor("q", "g", 5, T0.plusSeconds(1));
+                  groups().addPending("q", "g", pending(3, "c"));
+                  return "done";
+                });
+    assertThat(result).isEqualTo("done");
+    assertThat(runs).hasValue(1);
+    ConsumerGroupState after = groups().getGroup("q", "g");
+    assertThat(after.cursor()).isEqualTo(5);
+    assertThat(after.pending()).containsExactly(pending(3, "c"));
+  }
+
+  @Test
+  void atomicallyPropagatesTheBodysExceptionUnchangedAndTheStoreStaysUsable() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    IllegalStateException boom = new IllegalStateException("boom");
+    AtomicInteger runs = new AtomicInteger();
+    assertThatThrownBy(
+            () ->
+                groups()
+                    .atomically(
+                        "q",
+                        "g",
+                        () -> {
+                          runs.incrementAndGet();
+                          throw boom;
+                        }))
+        .isSameAs(boom);
+    assertThat(runs).hasValue(1);
+    assertThatThrownBy(
+            () ->
+                groups()
+                    .atomically(
+                        "q",
+                        "g",
+                        () -> {
+                          groups().removePending("q", "g", "nobody", 42);
+                          return null;
+                        }))
+        .isInstanceOf(PendingEntryNotFoundException.class);
+    groups().updateCursor("q", "g", 7, T0);
+    assertThat(groups().getGroup("q", "g").cursor()).isEqualTo(7);
   }
 
   @Test

@@ -1,0 +1,299 @@
+package io.queuebridge.store.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.queuebridge.core.QueueStoreException;
+import io.queuebridge.core.RetriableStoreException;
+import io.queuebridge.core.StoreClosedException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTransientException;
+import java.time.Instant;
+import java.util.Properties;
+import java.util.function.Supplier;
+
+/**
+ * The connection pool of one {@link PostgresStorage}, with the transaction helpers every store
+ * method goes through.
+ *
+ * <p><b>Transactions.</b> {@link #write} runs its work in one transaction on a pooled connection
+ * and commits it; {@link #read} runs it in autocommit mode. When the calling thread is inside
+ * {@link #atomically}, both run on that thread's bound connection instead, inside the open
+ * transaction, and nothing is committed until {@code atomically} ends; {@link #writeOwn} always
+ * uses a connection and a transaction of its own (for the durable appends, whose commit is their
+ * durability barrier).
+ *
+ * <p><b>Errors.</b> {@link SQLException}s become {@link RetriableStoreException} when a retry may
+ * pass (connection failures, serialisation failures, deadlocks, pool timeouts, shutdowns), {@link
+ * StoreClosedException} once the store is closed, and {@link QueueStoreException} otherwise.
+ * Messages name the store (never its password) and the queue. Unchecked exceptions thrown by the
+ * work roll the transaction back and propagate unchanged.
+ *
+ * <p>Thread-safe.
+ */
+final class Db implements AutoCloseable {
+  /** Work on a connection. */
+  @FunctionalInterface
+  interface Work<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  private final PostgresConfig config;
+  private final HikariDataSource pool;
+  private final ThreadLocal<Connection> bound = new ThreadLocal<>();
+  private volatile boolean closed;
+
+  Db(PostgresConfig config) {
+    this.config = config;
+    HikariConfig hc = new HikariConfig();
+    hc.setPoolName("queuebridge-" + config.schema());
+    hc.setJdbcUrl(config.url());
+    if (config.user() != null) {
+      hc.setUsername(config.user());
+    }
+    if (config.password() != null) {
+      hc.setPassword(config.password());
+    }
+    hc.setMaximumPoolSize(config.poolSize());
+    hc.setMinimumIdle(1);
+    hc.setAutoCommit(true);
+    hc.setConnectionTimeout(config.connectTimeoutMs());
+    hc.setInitializationFailTimeout(config.connectTimeoutMs());
+    hc.setDataSourceProperties(driverProperties(config));
+    try {
+      this.pool = new HikariDataSource(hc);
+    } catch (RuntimeException e) {
+      throw new RetriableStoreException(
+          null,
+          "cannot connect to the postgres store " + config.description() + ": " + rootMessage(e),
+          null);
+    }
+  }
+
+  /** Driver settings every connection of the store gets (the listener's too). */
+  static Properties driverProperties(PostgresConfig config) {
+    Properties p = new Properties();
+    p.setProperty("reWriteBatchedInserts", "true");
+    p.setProperty("ApplicationName", "queue-bridge");
+    p.setProperty("connectTimeout", Long.toString(Math.max(1, config.connectTimeoutMs() / 1000)));
+    p.setProperty("tcpKeepAlive", "true");
+    return p;
+  }
+
+  PostgresConfig config() {
+    return config;
+  }
+
+  /**
+   * @throws StoreClosedException if the store was closed
+   */
+  void checkOpen() {
+    if (closed) {
+      throw new StoreClosedException(config.description());
+    }
+  }
+
+  /** Runs {@code work} in autocommit mode, or in the thread's bound transaction. */
+  <T> T read(String queue, Work<T> work) {
+    checkOpen();
+    Connection c = bound.get();
+    if (c != null) {
+      return run(queue, c, work);
+    }
+    try (Connection own = connection(queue)) {
+      return run(queue, own, work);
+    } catch (SQLException e) {
+      throw translate(queue, e);
+    }
+  }
+
+  /**
+   * Runs several reads that must agree in one REPEATABLE READ snapshot, or in the thread's bound
+   * transaction (whose advisory lock keeps the group still).
+   */
+  <T> T readSnapshot(String queue, Work<T> work) {
+    checkOpen();
+    if (bound.get() != null) {
+      return run(queue, bound.get(), work);
+    }
+    return writeOwn(
+        queue,
+        c -> {
+          try (java.sql.Statement st = c.createStatement()) {
+            st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+          }
+          return work.run(c);
+        });
+  }
+
+  /** Runs {@code work} in a transaction of its own and commits it, or in the bound transaction. */
+  <T> T write(String queue, Work<T> work) {
+    checkOpen();
+    Connection c = bound.get();
+    if (c != null) {
+      return run(queue, c, work);
+    }
+    return writeOwn(queue, work);
+  }
+
+  /** Runs {@code work} in a transaction of its own and commits it, even inside atomically. */
+  <T> T writeOwn(String queue, Work<T> work) {
+    checkOpen();
+    try (Connection c = connection(queue)) {
+      c.setAutoCommit(false);
+      try {
+        T result = work.run(c);
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException | Error e) {
+        rollbackQuietly(c, e);
+        throw e;
+      }
+    } catch (SQLException e) {
+      throw translate(queue, e);
+    }
+  }
+
+  /** Whether the calling thread is inside {@link #atomically}. */
+  boolean inBoundTransaction() {
+    return bound.get() != null;
+  }
+
+  /**
+   * Runs {@code body} in one transaction that first takes the advisory lock of {@code (queue,
+   * groupId)}; store calls the body makes on this thread join the transaction. Commits when the
+   * body returns, rolls back when it throws. Nested calls join the outer transaction (taking their
+   * lock too).
+   */
+  <T> T atomically(String queue, String groupId, Supplier<T> body) {
+    checkOpen();
+    Connection outer = bound.get();
+    if (outer != null) {
+      run(queue, outer, c -> lockGroup(c, queue, groupId));
+      return body.get();
+    }
+    try (Connection c = connection(queue)) {
+      c.setAutoCommit(false);
+      bound.set(c);
+      try {
+        lockGroup(c, queue, groupId);
+        T result = body.get();
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException | Error e) {
+        rollbackQuietly(c, e);
+        throw e;
+      } finally {
+        bound.remove();
+      }
+    } catch (SQLException e) {
+      throw translate(queue, e);
+    }
+  }
+
+  private Void lockGroup(Connection c, String queue, String groupId) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))")) {
+      ps.setString(1, config.schema() + "/" + queue);
+      ps.setString(2, groupId);
+      ps.execute();
+    }
+    return null;
+  }
+
+  private <T> T run(String queue, Connection c, Work<T> work) {
+    try {
+      return work.run(c);
+    } catch (SQLException e) {
+      throw translate(queue, e);
+    }
+  }
+
+  private Connection connection(String queue) throws SQLException {
+    try {
+      return pool.getConnection();
+    } catch (SQLException e) {
+      if (closed || pool.isClosed()) {
+        throw new StoreClosedException(config.description());
+      }
+      throw e;
+    }
+  }
+
+  private static void rollbackQuietly(Connection c, Throwable cause) {
+    try {
+      c.rollback();
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  /** The store exception for {@code e}, naming the store and the queue. */
+  RuntimeException translate(String queue, SQLException e) {
+    if (closed) {
+      return new StoreClosedException(config.description());
+    }
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    String message =
+        "postgres store "
+            + config.description()
+            + (queue == null ? "" : ", queue " + queue)
+            + ": "
+            + e.getMessage()
+            + (state.isEmpty() ? "" : " [SQLSTATE " + state + "]");
+    boolean retriable =
+        e instanceof SQLTransientException
+            || state.startsWith("08") // connection exception
+            || state.startsWith("53") // insufficient resources
+            || state.startsWith("57P") // operator intervention (shutdown)
+            || state.equals("40001") // serialization failure
+            || state.equals("40P01") // deadlock detected
+            || state.equals("55P03"); // lock not available
+    return retriable
+        ? new RetriableStoreException(queue, message, e)
+        : new QueueStoreException(queue, message, e);
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable r = t;
+    while (r.getCause() != null && r.getCause() != r) {
+      r = r.getCause();
+    }
+    return r.getMessage() == null ? r.getClass().getSimpleName() : r.getMessage();
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    pool.close();
+  }
+
+  // ---- small JDBC helpers -----------------------------------------------------------------
+
+  /** Sets an instant as two parameters (epoch seconds, nanos), null as two nulls. */
+  static int setInstant(PreparedStatement ps, int index, Instant t) throws SQLException {
+    if (t == null) {
+      ps.setNull(index, java.sql.Types.BIGINT);
+      ps.setNull(index + 1, java.sql.Types.INTEGER);
+    } else {
+      ps.setLong(index, t.getEpochSecond());
+      ps.setInt(index + 1, t.getNano());
+    }
+    return index + 2;
+  }
+
+  /** Reads an instant from two columns (epoch seconds, nanos); null when the first is null. */
+  static Instant getInstant(ResultSet rs, int index) throws SQLException {
+    long s = rs.getLong(index);
+    if (rs.wasNull()) {
+      return null;
+    }
+    return Instant.ofEpochSecond(s, rs.getInt(index + 1));
+  }
+}

@@ -1,0 +1,827 @@
+package io.queuebridge.store.postgres;
+
+import io.queuebridge.core.ConsumerGroupExistsException;
+import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.GroupNotFoundException;
+import io.queuebridge.core.PendingEntryNotFoundException;
+import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.PendingEntry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The consumer-group half of {@link PostgresStorage} (SEMANTICS B §2.3): one row per group, one per
+ * pending entry, one per member.
+ *
+ * <p><b>Atomicity.</b> Every method is one transaction that first locks the group's row ({@code
+ * SELECT ... FOR UPDATE} or an {@code UPDATE} of it), so two calls on one group never lose an
+ * update, from any process, and a failing call changes nothing. The conveniences are row-level SQL
+ * ({@link #acknowledgePending} is a single statement) with the same behaviour and {@code updatedAt}
+ * choices as the interface defaults. Multi-row reads ({@link #findGroup}, {@link #listGroups}) read
+ * one REPEATABLE READ snapshot.
+ *
+ * <p><b>{@link #atomically}.</b> Runs the body in one transaction holding a transaction-scoped
+ * advisory lock on {@code (schema/queue, group)}; every store call the body makes on its thread
+ * (group and queue store alike, except the durable appends) joins that transaction, so a
+ * read-decide-write sequence is atomic across every process sharing the database.
+ *
+ * <p><b>Errors.</b> Unknown queue: {@link QueueNotFoundException} for {@link #createGroup}, {@link
+ * #findGroup} and {@link #listGroups}; {@link GroupNotFoundException} for the methods that need the
+ * group; nothing for {@link #deleteGroup}.
+ *
+ * <p>Thread-safe.
+ */
+final class PgGroupStore implements ConsumerGroupStore {
+  private static final String PENDING_COLUMNS =
+      "off, consumer_id, claimed_s, claimed_n, delivery_count, first_s, first_n, visible_s,"
+          + " visible_n";
+  private static final String GROUP_COLUMNS =
+      "group_id, pattern, mode, auto_commit, cur, committed, created_s, created_n, updated_s,"
+          + " updated_n";
+
+  private final Db db;
+  private final String description;
+  private final String s;
+
+  PgGroupStore(Db db, String description) {
+    this.db = db;
+    this.description = description;
+    this.s = db.config().schema();
+  }
+
+  /** One transaction holding the group's advisory lock; see the class javadoc. */
+  @Override
+  public <T> T atomically(String queue, String groupId, Supplier<T> body) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(body, "body");
+    return db.atomically(queue, groupId, body);
+  }
+
+  // ---- primitives ----------------------------------------------------------------------------
+
+  @Override
+  public void createGroup(ConsumerGroupState group) {
+    Objects.requireNonNull(group, "group");
+    Names.check("group id", group.id());
+    db.write(
+        group.queue(),
+        c -> {
+          long qid = queueId(c, group.queue(), true);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO "
+                      + s
+                      + ".groups (queue_id, "
+                      + GROUP_COLUMNS
+                      + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                      + " ON CONFLICT (queue_id, group_id) DO NOTHING")) {
+            bindGroup(ps, qid, group);
+            if (ps.executeUpdate() == 0) {
+              throw new ConsumerGroupExistsException(group.queue(), group.id());
+            }
+          }
+          upsertPending(c, qid, group.id(), group.pending());
+          insertConsumers(c, qid, group.id(), group.consumers().values());
+          return null;
+        });
+  }
+
+  @Override
+  public Optional<ConsumerGroupState> findGroup(String queue, String groupId) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    return db.readSnapshot(
+        queue,
+        c -> {
+          List<ConsumerGroupState> found = load(c, queue, queueId(c, queue, false), groupId);
+          return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+        });
+  }
+
+  @Override
+  public ConsumerGroupState getGroup(String queue, String groupId) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    return db.readSnapshot(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, false);
+          return load(c, queue, qid, groupId).get(0);
+        });
+  }
+
+  @Override
+  public void updateGroup(ConsumerGroupState group) {
+    Objects.requireNonNull(group, "group");
+    db.write(
+        group.queue(),
+        c -> {
+          long qid = groupQueueId(c, group.queue(), group.id(), true);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE "
+                      + s
+                      + ".groups SET pattern = ?, mode = ?, auto_commit = ?, cur = ?,"
+                      + " committed = ?, created_s = ?, created_n = ?, updated_s = ?,"
+                      + " updated_n = ? WHERE queue_id = ? AND group_id = ?")) {
+            ps.setString(1, group.pattern());
+            ps.setString(2, group.mode().name());
+            ps.setBoolean(3, group.autoCommit());
+            ps.setLong(4, group.cursor());
+            ps.setLong(5, group.committed());
+            Db.setInstant(ps, 6, group.createdAt());
+            Db.setInstant(ps, 8, group.updatedAt());
+            ps.setLong(10, qid);
+            ps.setString(11, group.id());
+            ps.executeUpdate();
+          }
+          deleteRows(c, "pending", qid, group.id());
+          deleteRows(c, "consumers", qid, group.id());
+          upsertPending(c, qid, group.id(), group.pending());
+          insertConsumers(c, qid, group.id(), group.consumers().values());
+          return null;
+        });
+  }
+
+  @Override
+  public void deleteGroup(String queue, String groupId) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    db.write(
+        queue,
+        c -> {
+          Long qid = queueIdOrNull(c, queue, false);
+          if (qid != null) {
+            for (String table : new String[] {"pending", "consumers", "groups"}) {
+              deleteRows(c, table, qid, groupId);
+            }
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public List<ConsumerGroupState> listGroups(String queue) {
+    Objects.requireNonNull(queue, "queue");
+    return db.readSnapshot(queue, c -> load(c, queue, queueId(c, queue, false), null));
+  }
+
+  // ---- conveniences as row-level SQL ---------------------------------------------------------
+
+  @Override
+  public void addPending(String queue, String groupId, PendingEntry entry) {
+    Objects.requireNonNull(entry, "entry");
+    db.write(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, true);
+          upsertPending(c, qid, groupId, List.of(entry));
+          touch(c, qid, groupId, entry.claimedAt());
+          return null;
+        });
+  }
+
+  @Override
+  public void removePending(String queue, String groupId, String consumerId, long offset) {
+    Objects.requireNonNull(consumerId, "consumerId");
+    db.write(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, true);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "DELETE FROM "
+                      + s
+                      + ".pending WHERE queue_id = ? AND group_id = ? AND off = ?"
+                      + " AND consumer_id = ?")) {
+            ps.setLong(1, qid);
+            ps.setString(2, groupId);
+            ps.setLong(3, offset);
+            ps.setString(4, consumerId);
+            if (ps.executeUpdate() == 0) {
+              throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
+            }
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public void updatePending(String queue, String groupId, PendingEntry entry) {
+    Objects.requireNonNull(entry, "entry");
+    db.write(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, true);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE "
+                      + s
+                      + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
+                      + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?,"
+                      + " visible_n = ? WHERE queue_id = ? AND group_id = ? AND off = ?")) {
+            ps.setString(1, entry.consumerId());
+            Db.setInstant(ps, 2, entry.claimedAt());
+            ps.setInt(4, entry.deliveryCount());
+            Db.setInstant(ps, 5, entry.firstClaimedAt());
+            Db.setInstant(ps, 7, entry.visibleAt());
+            ps.setLong(9, qid);
+            ps.setString(10, groupId);
+            ps.setLong(11, entry.offset());
+            if (ps.executeUpdate() == 0) {
+              throw new PendingEntryNotFoundException(
+                  queue, groupId, entry.consumerId(), entry.offset());
+            }
+          }
+          touch(c, qid, groupId, entry.claimedAt());
+          return null;
+        });
+  }
+
+  @Override
+  public PendingEntry transferPending(
+      String queue,
+      String groupId,
+      long offset,
+      String from,
+      String to,
+      Instant now,
+      Duration visibility) {
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(to, "to");
+    Objects.requireNonNull(now, "now");
+    Objects.requireNonNull(visibility, "visibility");
+    Instant visibleAt = now.plus(visibility);
+    return db.write(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, true);
+          PendingEntry moved;
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE "
+                      + s
+                      + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
+                      + " delivery_count = delivery_count + 1, visible_s = ?, visible_n = ?"
+                      + " WHERE queue_id = ? AND group_id = ? AND off = ? AND consumer_id = ?"
+                      + " RETURNING delivery_count, first_s, first_n")) {
+            ps.setString(1, to);
+            Db.setInstant(ps, 2, now);
+            Db.setInstant(ps, 4, visibleAt);
+            ps.setLong(6, qid);
+            ps.setString(7, groupId);
+            ps.setLong(8, offset);
+            ps.setString(9, from);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new PendingEntryNotFoundException(queue, groupId, from, offset);
+              }
+              moved =
+                  new PendingEntry(offset, to, now, rs.getInt(1), Db.getInstant(rs, 2), visibleAt);
+            }
+          }
+          touch(c, qid, groupId, now);
+          return moved;
+        });
+  }
+
+  @Override
+  public Optional<PendingEntry> findPending(String queue, String groupId, long offset) {
+    return db.read(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, false);
+          List<PendingEntry> found =
+              pendingWhere(c, qid, groupId, " AND off = ?", ps -> ps.setLong(3, offset));
+          return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+        });
+  }
+
+  /** One transaction: the cursor update (which locks the group) and one multi-row upsert. */
+  @Override
+  public void claimPending(
+      String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
+    Objects.requireNonNull(entries, "entries");
+    Objects.requireNonNull(now, "now");
+    for (PendingEntry e : entries) {
+      Objects.requireNonNull(e, "entry");
+    }
+    db.write(
+        queue,
+        c -> {
+          long qid = setCursor(c, queue, groupId, cursor, now, false);
+          upsertPending(c, qid, groupId, entries);
+          return null;
+        });
+  }
+
+  /**
+   * One statement: locks the group, deletes the entry only if {@code consumerId} holds it with
+   * {@code deliveryCount}, and raises the committed offset (and the cursor with it) to the lowest
+   * other pending offset or the cursor.
+   */
+  @Override
+  public long acknowledgePending(
+      String queue,
+      String groupId,
+      String consumerId,
+      long offset,
+      int deliveryCount,
+      Instant now) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(consumerId, "consumerId");
+    Objects.requireNonNull(now, "now");
+    return db.write(
+        queue,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "WITH g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
+                      + s
+                      + ".groups g JOIN "
+                      + s
+                      + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+                      + " FOR UPDATE OF g),"
+                      + " d AS (DELETE FROM "
+                      + s
+                      + ".pending p USING g WHERE p.queue_id = g.queue_id"
+                      + " AND p.group_id = g.group_id AND p.off = ? AND p.consumer_id = ?"
+                      + " AND p.delivery_count = ? RETURNING p.off),"
+                      + " t AS (SELECT g.queue_id, g.group_id, g.committed, GREATEST(g.committed,"
+                      + " COALESCE((SELECT min(p.off) FROM "
+                      + s
+                      + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
+                      + " AND p.off <> ?), g.cur)) AS target FROM g WHERE EXISTS (SELECT 1 FROM d)),"
+                      + " u AS (UPDATE "
+                      + s
+                      + ".groups x SET committed = t.target, cur = GREATEST(x.cur, t.target),"
+                      + " updated_s = ?, updated_n = ? FROM t WHERE x.queue_id = t.queue_id"
+                      + " AND x.group_id = t.group_id AND t.target > t.committed RETURNING 1)"
+                      + " SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM d),"
+                      + " (SELECT target FROM t), (SELECT count(*) FROM u)")) {
+            ps.setString(1, queue);
+            ps.setString(2, groupId);
+            ps.setLong(3, offset);
+            ps.setString(4, consumerId);
+            ps.setInt(5, deliveryCount);
+            ps.setLong(6, offset);
+            Db.setInstant(ps, 7, now);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              if (rs.getLong(1) == 0) {
+                throw new GroupNotFoundException(queue, groupId);
+              }
+              if (rs.getLong(2) == 0) {
+                throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
+              }
+              return rs.getLong(3);
+            }
+          }
+        });
+  }
+
+  @Override
+  public List<PendingEntry> getPending(String queue, String groupId, String consumerId) {
+    Objects.requireNonNull(consumerId, "consumerId");
+    return db.read(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, false);
+          return pendingWhere(
+              c, qid, groupId, " AND consumer_id = ?", ps -> ps.setString(3, consumerId));
+        });
+  }
+
+  @Override
+  public List<PendingEntry> getAllPending(String queue, String groupId) {
+    return db.read(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, false);
+          return pendingWhere(c, qid, groupId, "", ps -> {});
+        });
+  }
+
+  @Override
+  public void updateCursor(String queue, String groupId, long cursor, Instant now) {
+    Objects.requireNonNull(now, "now");
+    db.write(queue, c -> setCursor(c, queue, groupId, cursor, now, false));
+  }
+
+  @Override
+  public void updateCommitted(String queue, String groupId, long committed, Instant now) {
+    Objects.requireNonNull(now, "now");
+    db.write(queue, c -> setCursor(c, queue, groupId, committed, now, true));
+  }
+
+  /**
+   * Sets the cursor ({@code committedToo} false) or the committed offset, raising the cursor when
+   * it is beyond it ({@code committedToo} true); {@code updatedAt = now}. Returns the queue id.
+   */
+  private long setCursor(
+      Connection c, String queue, String groupId, long value, Instant now, boolean committed)
+      throws SQLException {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    String set = committed ? "committed = ?, cur = GREATEST(g.cur, ?::bigint)" : "cur = ?";
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE "
+                + s
+                + ".groups g SET "
+                + set
+                + ", updated_s = ?, updated_n = ? FROM "
+                + s
+                + ".queues q WHERE q.id = g.queue_id AND q.name = ? AND g.group_id = ?"
+                + " RETURNING g.queue_id")) {
+      int i = 1;
+      ps.setLong(i++, value);
+      if (committed) {
+        ps.setLong(i++, value);
+      }
+      i = Db.setInstant(ps, i, now);
+      ps.setString(i++, queue);
+      ps.setString(i, groupId);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new GroupNotFoundException(queue, groupId);
+        }
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  @Override
+  public void registerConsumer(String queue, String groupId, ConsumerInfo consumer) {
+    Objects.requireNonNull(consumer, "consumer");
+    db.write(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, true);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO "
+                      + s
+                      + ".consumers (queue_id, group_id, consumer_id, client_id, registered_s,"
+                      + " registered_n, heartbeat_s, heartbeat_n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                      + " ON CONFLICT (queue_id, group_id, consumer_id) DO UPDATE SET"
+                      + " client_id = EXCLUDED.client_id, registered_s = EXCLUDED.registered_s,"
+                      + " registered_n = EXCLUDED.registered_n, heartbeat_s = EXCLUDED.heartbeat_s,"
+                      + " heartbeat_n = EXCLUDED.heartbeat_n")) {
+            bindConsumer(ps, qid, groupId, consumer);
+            ps.executeUpdate();
+          }
+          touch(c, qid, groupId, consumer.lastHeartbeat());
+          return null;
+        });
+  }
+
+  /** Removes the member and keeps its pending entries for others to steal. */
+  @Override
+  public void unregisterConsumer(String queue, String groupId, String consumerId) {
+    Objects.requireNonNull(consumerId, "consumerId");
+    db.write(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, true);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "DELETE FROM "
+                      + s
+                      + ".consumers WHERE queue_id = ? AND group_id = ? AND consumer_id = ?")) {
+            ps.setLong(1, qid);
+            ps.setString(2, groupId);
+            ps.setString(3, consumerId);
+            ps.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public List<ConsumerInfo> listConsumers(String queue, String groupId) {
+    return db.read(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, false);
+          return List.copyOf(consumers(c, qid, groupId).getOrDefault(groupId, Map.of()).values());
+        });
+  }
+
+  @Override
+  public String toString() {
+    return description;
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  /** The queue's row id; {@link QueueNotFoundException} if absent. */
+  private long queueId(Connection c, String queue, boolean keyShare) throws SQLException {
+    Long id = queueIdOrNull(c, queue, keyShare);
+    if (id == null) {
+      throw new QueueNotFoundException(queue);
+    }
+    return id;
+  }
+
+  private Long queueIdOrNull(Connection c, String queue, boolean keyShare) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT id FROM "
+                + s
+                + ".queues WHERE name = ?"
+                + (keyShare ? " FOR KEY SHARE" : ""))) {
+      ps.setString(1, queue);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : null;
+      }
+    }
+  }
+
+  /**
+   * The queue id of an existing group, locking the group row when {@code lock}; {@link
+   * GroupNotFoundException} when the group (or its queue) does not exist.
+   */
+  private long groupQueueId(Connection c, String queue, String groupId, boolean lock)
+      throws SQLException {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT g.queue_id FROM "
+                + s
+                + ".groups g JOIN "
+                + s
+                + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+                + (lock ? " FOR UPDATE OF g" : ""))) {
+      ps.setString(1, queue);
+      ps.setString(2, groupId);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new GroupNotFoundException(queue, groupId);
+        }
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private void touch(Connection c, long qid, String groupId, Instant at) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE "
+                + s
+                + ".groups SET updated_s = ?, updated_n = ? WHERE queue_id = ? AND group_id = ?")) {
+      Db.setInstant(ps, 1, at);
+      ps.setLong(3, qid);
+      ps.setString(4, groupId);
+      ps.executeUpdate();
+    }
+  }
+
+  private void deleteRows(Connection c, String table, long qid, String groupId)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "DELETE FROM " + s + "." + table + " WHERE queue_id = ? AND group_id = ?")) {
+      ps.setLong(1, qid);
+      ps.setString(2, groupId);
+      ps.executeUpdate();
+    }
+  }
+
+  private void bindGroup(PreparedStatement ps, long qid, ConsumerGroupState g) throws SQLException {
+    ps.setLong(1, qid);
+    ps.setString(2, g.id());
+    ps.setString(3, g.pattern());
+    ps.setString(4, g.mode().name());
+    ps.setBoolean(5, g.autoCommit());
+    ps.setLong(6, g.cursor());
+    ps.setLong(7, g.committed());
+    Db.setInstant(ps, 8, g.createdAt());
+    Db.setInstant(ps, 10, g.updatedAt());
+  }
+
+  private void upsertPending(Connection c, long qid, String groupId, List<PendingEntry> entries)
+      throws SQLException {
+    if (entries.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO "
+                + s
+                + ".pending (queue_id, group_id, "
+                + PENDING_COLUMNS
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                + " ON CONFLICT (queue_id, group_id, off) DO UPDATE SET"
+                + " consumer_id = EXCLUDED.consumer_id, claimed_s = EXCLUDED.claimed_s,"
+                + " claimed_n = EXCLUDED.claimed_n, delivery_count = EXCLUDED.delivery_count,"
+                + " first_s = EXCLUDED.first_s, first_n = EXCLUDED.first_n,"
+                + " visible_s = EXCLUDED.visible_s, visible_n = EXCLUDED.visible_n")) {
+      for (PendingEntry e : entries) {
+        ps.setLong(1, qid);
+        ps.setString(2, groupId);
+        ps.setLong(3, e.offset());
+        ps.setString(4, e.consumerId());
+        Db.setInstant(ps, 5, e.claimedAt());
+        ps.setInt(7, e.deliveryCount());
+        Db.setInstant(ps, 8, e.firstClaimedAt());
+        Db.setInstant(ps, 10, e.visibleAt());
+        if (entries.size() == 1) {
+          ps.executeUpdate();
+        } else {
+          ps.addBatch();
+        }
+      }
+      if (entries.size() > 1) {
+        ps.executeBatch();
+      }
+    }
+  }
+
+  private void insertConsumers(
+      Connection c, long qid, String groupId, Iterable<ConsumerInfo> members) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO "
+                + s
+                + ".consumers (queue_id, group_id, consumer_id, client_id, registered_s,"
+                + " registered_n, heartbeat_s, heartbeat_n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+      boolean any = false;
+      for (ConsumerInfo m : members) {
+        bindConsumer(ps, qid, groupId, m);
+        ps.addBatch();
+        any = true;
+      }
+      if (any) {
+        ps.executeBatch();
+      }
+    }
+  }
+
+  private static void bindConsumer(PreparedStatement ps, long qid, String groupId, ConsumerInfo m)
+      throws SQLException {
+    ps.setLong(1, qid);
+    ps.setString(2, groupId);
+    ps.setString(3, m.id());
+    ps.setString(4, m.clientId());
+    Db.setInstant(ps, 5, m.registeredAt());
+    Db.setInstant(ps, 7, m.lastHeartbeat());
+  }
+
+  @FunctionalInterface
+  private interface Binder {
+    void bind(PreparedStatement ps) throws SQLException;
+  }
+
+  /** Pending entries of one group by offset; parameters 1, 2 are bound here, the rest by binder. */
+  private List<PendingEntry> pendingWhere(
+      Connection c, long qid, String groupId, String condition, Binder binder) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT "
+                + PENDING_COLUMNS
+                + " FROM "
+                + s
+                + ".pending WHERE queue_id = ? AND group_id = ?"
+                + condition
+                + " ORDER BY off")) {
+      ps.setLong(1, qid);
+      ps.setString(2, groupId);
+      binder.bind(ps);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<PendingEntry> out = new ArrayList<>();
+        while (rs.next()) {
+          out.add(pendingEntry(rs, 1));
+        }
+        return out;
+      }
+    }
+  }
+
+  private static PendingEntry pendingEntry(ResultSet rs, int i) throws SQLException {
+    return new PendingEntry(
+        rs.getLong(i),
+        rs.getString(i + 1),
+        Db.getInstant(rs, i + 2),
+        rs.getInt(i + 4),
+        Db.getInstant(rs, i + 5),
+        Db.getInstant(rs, i + 7));
+  }
+
+  /** Members by group id (of one group when {@code groupId} is non-null). */
+  private Map<String, Map<String, ConsumerInfo>> consumers(Connection c, long qid, String groupId)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT group_id, consumer_id, client_id, registered_s, registered_n, heartbeat_s,"
+                + " heartbeat_n FROM "
+                + s
+                + ".consumers WHERE queue_id = ?"
+                + (groupId == null ? "" : " AND group_id = ?"))) {
+      ps.setLong(1, qid);
+      if (groupId != null) {
+        ps.setString(2, groupId);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        Map<String, Map<String, ConsumerInfo>> out = new HashMap<>();
+        while (rs.next()) {
+          ConsumerInfo m =
+              new ConsumerInfo(
+                  rs.getString(2), rs.getString(3), Db.getInstant(rs, 4), Db.getInstant(rs, 6));
+          out.computeIfAbsent(rs.getString(1), k -> new HashMap<>()).put(m.id(), m);
+        }
+        return out;
+      }
+    }
+  }
+
+  /** Full states of the queue's groups (one group when {@code groupId} is non-null). */
+  private List<ConsumerGroupState> load(Connection c, String queue, long qid, String groupId)
+      throws SQLException {
+    String only = groupId == null ? "" : " AND group_id = ?";
+    Map<String, Object[]> rows = new LinkedHashMap<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT " + GROUP_COLUMNS + " FROM " + s + ".groups WHERE queue_id = ?" + only)) {
+      ps.setLong(1, qid);
+      if (groupId != null) {
+        ps.setString(2, groupId);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.put(
+              rs.getString(1),
+              new Object[] {
+                rs.getString(2),
+                GroupMode.valueOf(rs.getString(3)),
+                rs.getBoolean(4),
+                rs.getLong(5),
+                rs.getLong(6),
+                Db.getInstant(rs, 7),
+                Db.getInstant(rs, 9)
+              });
+        }
+      }
+    }
+    if (rows.isEmpty()) {
+      return List.of();
+    }
+    Map<String, List<PendingEntry>> pending = new HashMap<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT group_id, "
+                + PENDING_COLUMNS
+                + " FROM "
+                + s
+                + ".pending WHERE queue_id = ?"
+                + only
+                + " ORDER BY group_id, off")) {
+      ps.setLong(1, qid);
+      if (groupId != null) {
+        ps.setString(2, groupId);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          pending.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(pendingEntry(rs, 2));
+        }
+      }
+    }
+    Map<String, Map<String, ConsumerInfo>> members = consumers(c, qid, groupId);
+    List<ConsumerGroupState> out = new ArrayList<>(rows.size());
+    for (Map.Entry<String, Object[]> e : rows.entrySet()) {
+      Object[] r = e.getValue();
+      out.add(
+          new ConsumerGroupState(
+              queue,
+              e.getKey(),
+              (String) r[0],
+              (GroupMode) r[1],
+              (Boolean) r[2],
+              (Long) r[3],
+              (Long) r[4],
+              pending.getOrDefault(e.getKey(), List.of()),
+              members.getOrDefault(e.getKey(), Map.of()),
+              (Instant) r[5],
+              (Instant) r[6]));
+    }
+    return List.copyOf(out);
+  }
+}

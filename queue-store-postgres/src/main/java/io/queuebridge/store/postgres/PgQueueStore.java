@@ -1,0 +1,729 @@
+package io.queuebridge.store.postgres;
+
+import io.queuebridge.core.Message;
+import io.queuebridge.core.OffsetOutOfRangeException;
+import io.queuebridge.core.QueueAlreadyExistsException;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.ReservedQueueException;
+import io.queuebridge.core.StoreCorruptedException;
+import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.file.QueueConfigCodec;
+import io.queuebridge.core.topic.TopicFilters;
+import io.queuebridge.core.topic.TopicIndex;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The queue-log half of {@link PostgresStorage} (SEMANTICS B §2.1, §2.2).
+ *
+ * <p><b>Appends.</b> One transaction per call: {@code UPDATE queues SET tail = tail + n ...
+ * RETURNING} reserves the offsets (the row lock serialises writers of one queue across every
+ * process, so offsets are contiguous and unique, and a reader sees the new tail only together with
+ * the rows, at commit), then one batched multi-row {@code INSERT} of the messages, the checkpoint
+ * upserts, and {@code pg_notify}. For the sync methods the committed transaction is the durability
+ * barrier: with {@code synchronous_commit} on, {@code COMMIT} returns after the WAL is flushed.
+ * Concurrent durable appenders share WAL flushes (PostgreSQL's own group commit).
+ *
+ * <p><b>Reads</b> run in autocommit mode and see only committed data; {@link #truncate} is exact
+ * (the head moves in one short transaction, the rows below it are deleted right after); {@link
+ * #timeOffset} is exact; {@link #sizeOffset} is exact for the store's size measure, the encoded
+ * body length of each message. {@link #awaitAppend} sleeps on a local condition woken by {@link
+ * AppendListener} (LISTEN/NOTIFY), re-checking at least every {@code poll.interval.ms}.
+ *
+ * <p><b>Topic index.</b> {@link #findMatchingQueues} keeps a {@link TopicIndex} rebuilt whenever
+ * the {@code catalog} version moved (one indexed single-row read per call), so queues created by
+ * other processes are matched at once.
+ *
+ * <p>Thread-safe.
+ */
+final class PgQueueStore implements DurableQueueStore {
+  private final Db db;
+  private final AppendListener listener;
+  private final boolean durable;
+  private final String description;
+  private final Runnable closeStorage;
+  private final String s;
+  private volatile IndexSnapshot index = new IndexSnapshot(-1, new TopicIndex());
+
+  private record IndexSnapshot(long version, TopicIndex index) {}
+
+  private record QueueRow(long id, long head, long tail) {}
+
+  PgQueueStore(
+      Db db, AppendListener listener, boolean durable, String description, Runnable closeStorage) {
+    this.db = db;
+    this.listener = listener;
+    this.durable = durable;
+    this.description = description;
+    this.closeStorage = closeStorage;
+    this.s = db.config().schema();
+  }
+
+  // ---- administration ------------------------------------------------------------------------
+
+  /** Applies the full {@link QueueConfig#validate()}, like the memory store. */
+  @Override
+  public void createQueue(QueueConfig config) {
+    Objects.requireNonNull(config, "config");
+    db.checkOpen();
+    Names.check("queue name", config.name());
+    config.validate();
+    byte[] json = QueueConfigCodec.toJson(config);
+    db.write(
+        config.name(),
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "INSERT INTO "
+                      + s
+                      + ".queues (name, config, reserved) VALUES (?, ?, ?)"
+                      + " ON CONFLICT (name) DO NOTHING")) {
+            ps.setString(1, config.name());
+            ps.setBytes(2, json);
+            ps.setBoolean(3, config.reserved());
+            if (ps.executeUpdate() == 0) {
+              throw new QueueAlreadyExistsException(config.name());
+            }
+          }
+          bumpCatalog(c);
+          return null;
+        });
+  }
+
+  @Override
+  public QueueConfig getQueue(String name) {
+    Objects.requireNonNull(name, "name");
+    return db.read(
+        name,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement("SELECT config FROM " + s + ".queues WHERE name = ?")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(name);
+              }
+              return decodeConfig(name, rs.getBytes(1));
+            }
+          }
+        });
+  }
+
+  @Override
+  public void updateQueue(QueueConfig config) {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(config.name(), "config.name");
+    db.checkOpen();
+    for (String filter : config.topics()) {
+      TopicFilters.validateFilter(filter);
+    }
+    byte[] json = QueueConfigCodec.toJson(config);
+    db.write(
+        config.name(),
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE " + s + ".queues SET config = ?, reserved = ? WHERE name = ?")) {
+            ps.setBytes(1, json);
+            ps.setBoolean(2, config.reserved());
+            ps.setString(3, config.name());
+            if (ps.executeUpdate() == 0) {
+              throw new QueueNotFoundException(config.name());
+            }
+          }
+          bumpCatalog(c);
+          return null;
+        });
+  }
+
+  @Override
+  public void deleteQueue(String name) {
+    Objects.requireNonNull(name, "name");
+    db.write(
+        name,
+        c -> {
+          long id;
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT id, reserved FROM " + s + ".queues WHERE name = ? FOR UPDATE")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(name);
+              }
+              if (rs.getBoolean(2)) {
+                throw new ReservedQueueException(name);
+              }
+              id = rs.getLong(1);
+            }
+          }
+          for (String table :
+              new String[] {"messages", "checkpoints", "pending", "consumers", "groups"}) {
+            try (PreparedStatement ps =
+                c.prepareStatement("DELETE FROM " + s + "." + table + " WHERE queue_id = ?")) {
+              ps.setLong(1, id);
+              ps.executeUpdate();
+            }
+          }
+          try (PreparedStatement ps =
+              c.prepareStatement("DELETE FROM " + s + ".queues WHERE id = ?")) {
+            ps.setLong(1, id);
+            ps.executeUpdate();
+          }
+          bumpCatalog(c);
+          notifyAppend(c, name); // waiters wake and find the queue gone
+          return null;
+        });
+    listener.wake(name);
+  }
+
+  @Override
+  public List<QueueConfig> listQueues() {
+    return db.read(
+        null,
+        c -> {
+          List<QueueConfig> out = new ArrayList<>();
+          try (PreparedStatement ps =
+                  c.prepareStatement("SELECT name, config FROM " + s + ".queues ORDER BY id");
+              ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              out.add(decodeConfig(rs.getString(1), rs.getBytes(2)));
+            }
+          }
+          return List.copyOf(out);
+        });
+  }
+
+  @Override
+  public List<String> findMatchingQueues(String topic) {
+    db.checkOpen();
+    if (topic == null || topic.isEmpty()) {
+      return List.of();
+    }
+    IndexSnapshot current = index;
+    long version =
+        db.read(
+            null,
+            c -> {
+              try (PreparedStatement ps =
+                      c.prepareStatement("SELECT version FROM " + s + ".catalog WHERE id = 1");
+                  ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+              }
+            });
+    if (version != current.version()) {
+      TopicIndex fresh = new TopicIndex();
+      for (QueueConfig q : listQueues()) {
+        fresh.addQueue(q.name(), q.topics());
+      }
+      current = new IndexSnapshot(version, fresh);
+      index = current;
+    }
+    return current.index().findMatching(topic);
+  }
+
+  // ---- appends -------------------------------------------------------------------------------
+
+  @Override
+  public long append(String queue, Message message) {
+    Objects.requireNonNull(message, "message");
+    return appendNow(queue, List.of(message), Map.of(), false);
+  }
+
+  @Override
+  public long appendBatch(String queue, List<Message> messages) {
+    return appendNow(queue, checkBatch(queue, messages), Map.of(), false);
+  }
+
+  @Override
+  public long appendAndSync(String queue, Message message) throws InterruptedException {
+    Objects.requireNonNull(message, "message");
+    checkNotInterrupted(queue);
+    return appendNow(queue, List.of(message), Map.of(), true);
+  }
+
+  @Override
+  public long appendBatchAndSync(
+      String queue, List<Message> messages, Map<String, String> checkpoints)
+      throws InterruptedException {
+    List<Message> batch = checkBatch(queue, messages);
+    Map<String, String> merged = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
+    checkNotInterrupted(queue);
+    return appendNow(queue, batch, merged, true);
+  }
+
+  private long appendNow(
+      String queue, List<Message> messages, Map<String, String> checkpoints, boolean sync) {
+    Objects.requireNonNull(queue, "queue");
+    int n = messages.size();
+    byte[][] bodies = new byte[n][];
+    long bytes = 0;
+    for (int i = 0; i < n; i++) {
+      bodies[i] = MessageCodec.encode(messages.get(i));
+      bytes += bodies[i].length;
+    }
+    long total = bytes;
+    Db.Work<Long> work = c -> appendRows(c, queue, messages, bodies, total, checkpoints);
+    boolean own = sync || !db.inBoundTransaction();
+    long first = sync ? db.writeOwn(queue, work) : db.write(queue, work);
+    if (own) {
+      listener.wake(queue);
+    }
+    return first;
+  }
+
+  private long appendRows(
+      Connection c,
+      String queue,
+      List<Message> messages,
+      byte[][] bodies,
+      long bytes,
+      Map<String, String> checkpoints)
+      throws SQLException {
+    int n = messages.size();
+    long id;
+    long first;
+    long before;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "UPDATE "
+                + s
+                + ".queues SET tail = tail + ?, total_bytes = total_bytes + ? WHERE name = ?"
+                + " RETURNING id, tail, total_bytes")) {
+      ps.setLong(1, n);
+      ps.setLong(2, bytes);
+      ps.setString(3, queue);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new QueueNotFoundException(queue);
+        }
+        id = rs.getLong(1);
+        first = rs.getLong(2) - n;
+        before = rs.getLong(3) - bytes;
+      }
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO "
+                + s
+                + ".messages (queue_id, off, created_s, created_n, size, bytes_before, body)"
+                + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+      for (int i = 0; i < n; i++) {
+        ps.setLong(1, id);
+        ps.setLong(2, first + i);
+        Db.setInstant(ps, 3, messages.get(i).createdAt());
+        ps.setInt(5, bodies[i].length);
+        ps.setLong(6, before);
+        ps.setBytes(7, bodies[i]);
+        before += bodies[i].length;
+        if (n == 1) {
+          ps.executeUpdate();
+        } else {
+          ps.addBatch();
+        }
+      }
+      if (n > 1) {
+        ps.executeBatch();
+      }
+    }
+    if (!checkpoints.isEmpty()) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO "
+                  + s
+                  + ".checkpoints (queue_id, key, value) VALUES (?, ?, ?)"
+                  + " ON CONFLICT (queue_id, key) DO UPDATE SET value = EXCLUDED.value")) {
+        for (Map.Entry<String, String> e : checkpoints.entrySet()) {
+          ps.setLong(1, id);
+          ps.setString(2, e.getKey());
+          ps.setString(3, e.getValue());
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      }
+    }
+    notifyAppend(c, queue);
+    return first;
+  }
+
+  private void notifyAppend(Connection c, String queue) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+      ps.setString(1, db.config().channel());
+      ps.setString(2, queue);
+      ps.execute();
+    }
+  }
+
+  private void bumpCatalog(Connection c) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("UPDATE " + s + ".catalog SET version = version + 1 WHERE id = 1")) {
+      ps.executeUpdate();
+    }
+  }
+
+  @Override
+  public Map<String, String> checkpoints(String queue) {
+    Objects.requireNonNull(queue, "queue");
+    return db.read(
+        queue,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT k.key, k.value FROM "
+                      + s
+                      + ".queues q LEFT JOIN "
+                      + s
+                      + ".checkpoints k ON k.queue_id = q.id WHERE q.name = ?")) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(queue);
+              }
+              Map<String, String> out = new HashMap<>();
+              do {
+                if (rs.getString(1) != null) {
+                  out.put(rs.getString(1), rs.getString(2));
+                }
+              } while (rs.next());
+              return Map.copyOf(out);
+            }
+          }
+        });
+  }
+
+  /** True only if commits are flushed to disk before they return (checked at open). */
+  @Override
+  public boolean supportsDurableSync() {
+    return durable;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  @Override
+  public Message read(String queue, long offset) {
+    Objects.requireNonNull(queue, "queue");
+    return db.read(
+        queue,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT q.head, q.tail, m.body FROM "
+                      + s
+                      + ".queues q LEFT JOIN "
+                      + s
+                      + ".messages m ON m.queue_id = q.id AND m.off = ? AND m.off >= q.head"
+                      + " AND m.off < q.tail WHERE q.name = ?")) {
+            ps.setLong(1, offset);
+            ps.setString(2, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(queue);
+              }
+              byte[] body = rs.getBytes(3);
+              if (body == null) {
+                throw new OffsetOutOfRangeException(queue, offset, rs.getLong(1), rs.getLong(2));
+              }
+              return decode(queue, body, offset);
+            }
+          }
+        });
+  }
+
+  @Override
+  public List<Message> readBatch(String queue, long start, int limit) {
+    if (limit <= 0) {
+      throw new IllegalArgumentException(
+          "limit must be > 0 to read queue " + queue + ", got " + limit);
+    }
+    Objects.requireNonNull(queue, "queue");
+    return db.read(
+        queue,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT m.off, m.body FROM "
+                      + s
+                      + ".queues q LEFT JOIN LATERAL (SELECT off, body FROM "
+                      + s
+                      + ".messages WHERE queue_id = q.id AND off >= GREATEST(?, q.head)"
+                      + " AND off < q.tail ORDER BY off LIMIT ?) m ON true WHERE q.name = ?"
+                      + " ORDER BY m.off")) {
+            ps.setLong(1, start);
+            ps.setInt(2, limit);
+            ps.setString(3, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(queue);
+              }
+              List<Message> out = new ArrayList<>();
+              do {
+                byte[] body = rs.getBytes(2);
+                if (body != null) {
+                  out.add(decode(queue, body, rs.getLong(1)));
+                }
+              } while (rs.next());
+              return List.copyOf(out);
+            }
+          }
+        });
+  }
+
+  @Override
+  public long head(String queue) {
+    return bounds(queue).head();
+  }
+
+  @Override
+  public long tail(String queue) {
+    return bounds(queue).tail();
+  }
+
+  @Override
+  public long count(String queue) {
+    QueueRow r = bounds(queue);
+    return r.tail() - r.head();
+  }
+
+  private QueueRow bounds(String queue) {
+    Objects.requireNonNull(queue, "queue");
+    return db.read(
+        queue,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement("SELECT id, head, tail FROM " + s + ".queues WHERE name = ?")) {
+            ps.setString(1, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(queue);
+              }
+              return new QueueRow(rs.getLong(1), rs.getLong(2), rs.getLong(3));
+            }
+          }
+        });
+  }
+
+  /** Exact: the head moves to {@code min(max(head, minOffset), tail)}. */
+  @Override
+  public void truncate(String queue, long minOffset) {
+    Objects.requireNonNull(queue, "queue");
+    QueueRow moved =
+        db.write(
+            queue,
+            c -> {
+              try (PreparedStatement ps =
+                  c.prepareStatement(
+                      "UPDATE "
+                          + s
+                          + ".queues SET head = LEAST(GREATEST(head, ?), tail) WHERE name = ?"
+                          + " RETURNING id, head, tail")) {
+                ps.setLong(1, minOffset);
+                ps.setString(2, queue);
+                try (ResultSet rs = ps.executeQuery()) {
+                  if (!rs.next()) {
+                    throw new QueueNotFoundException(queue);
+                  }
+                  return new QueueRow(rs.getLong(1), rs.getLong(2), rs.getLong(3));
+                }
+              }
+            });
+    // Rows below the head are unreadable already; deleting them outside the head update keeps
+    // the queue row (and so appenders) locked only briefly. A crash in between leaves rows that
+    // the next truncation deletes.
+    db.write(
+        queue,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement("DELETE FROM " + s + ".messages WHERE queue_id = ? AND off < ?")) {
+            ps.setLong(1, moved.id());
+            ps.setLong(2, moved.head());
+            return ps.executeUpdate();
+          }
+        });
+  }
+
+  /** Exact: the first offset whose createdAt is at or after {@code time}, skipping null ones. */
+  @Override
+  public OptionalLong timeOffset(String queue, Instant time) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(time, "time");
+    return OptionalLong.of(
+        boundedLookup(
+            queue,
+            "(m.created_s > ? OR (m.created_s = ? AND m.created_n >= ?))",
+            ps -> {
+              ps.setLong(1, time.getEpochSecond());
+              ps.setLong(2, time.getEpochSecond());
+              ps.setInt(3, time.getNano());
+              return 4;
+            }));
+  }
+
+  /**
+   * Exact for this store's size measure (the encoded body length): the lowest offset from which the
+   * newest messages' sizes sum to at most {@code retentionBytes}.
+   *
+   * @throws IllegalArgumentException if {@code retentionBytes} is negative
+   */
+  @Override
+  public OptionalLong sizeOffset(String queue, long retentionBytes) {
+    if (retentionBytes < 0) {
+      throw new IllegalArgumentException(
+          "retentionBytes must be >= 0 for queue " + queue + ", got " + retentionBytes);
+    }
+    Objects.requireNonNull(queue, "queue");
+    long budget = Math.min(retentionBytes, Long.MAX_VALUE / 4); // no overflow in SQL
+    return OptionalLong.of(
+        boundedLookup(
+            queue,
+            "m.bytes_before + ? >= q.total_bytes",
+            ps -> {
+              ps.setLong(1, budget);
+              return 2;
+            }));
+  }
+
+  @FunctionalInterface
+  private interface Binder {
+    /** Binds the condition's parameters from index 1; returns the next index. */
+    int bind(PreparedStatement ps) throws SQLException;
+  }
+
+  /** The first readable offset meeting {@code condition}, or the tail when none does. */
+  private long boundedLookup(String queue, String condition, Binder binder) {
+    return db.read(
+        queue,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT q.tail, (SELECT m.off FROM "
+                      + s
+                      + ".messages m WHERE m.queue_id = q.id AND m.off >= q.head"
+                      + " AND m.off < q.tail AND "
+                      + condition
+                      + " ORDER BY m.off LIMIT 1) FROM "
+                      + s
+                      + ".queues q WHERE q.name = ?")) {
+            int next = binder.bind(ps);
+            ps.setString(next, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(queue);
+              }
+              long found = rs.getLong(2);
+              return rs.wasNull() ? rs.getLong(1) : found;
+            }
+          }
+        });
+  }
+
+  /**
+   * Sleeps on a local condition woken by appends of any process (LISTEN/NOTIFY), re-checking the
+   * tail at least every {@code poll.interval.ms}; never spins.
+   */
+  @Override
+  public boolean awaitAppend(String queue, long offset, Duration timeout)
+      throws InterruptedException {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(timeout, "timeout");
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted while waiting for an append to " + queue);
+    }
+    AppendListener.Waiters w = listener.waiters(queue);
+    long pollNanos = TimeUnit.MILLISECONDS.toNanos(db.config().pollIntervalMs());
+    long deadline = System.nanoTime() + saturatedNanos(timeout);
+    while (true) {
+      long generation;
+      w.lock.lock();
+      try {
+        generation = w.generation;
+      } finally {
+        w.lock.unlock();
+      }
+      if (tail(queue) > offset) {
+        return true;
+      }
+      long remaining = deadline - System.nanoTime();
+      if (remaining <= 0) {
+        return false;
+      }
+      w.lock.lockInterruptibly();
+      try {
+        if (w.generation == generation) {
+          w.appended.awaitNanos(Math.min(remaining, pollNanos));
+        }
+      } finally {
+        w.lock.unlock();
+      }
+    }
+  }
+
+  /** Closes the whole {@link PostgresStorage} (both halves). Idempotent. */
+  @Override
+  public void close() {
+    closeStorage.run();
+  }
+
+  @Override
+  public String toString() {
+    return description;
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private Message decode(String queue, byte[] body, long offset) {
+    try {
+      return MessageCodec.decode(body, offset);
+    } catch (IllegalArgumentException e) {
+      throw new StoreCorruptedException(
+          queue, description + " messages", offset, "unreadable message body: " + e.getMessage());
+    }
+  }
+
+  private QueueConfig decodeConfig(String queue, byte[] json) {
+    try {
+      return QueueConfigCodec.fromJson(json);
+    } catch (RuntimeException e) {
+      throw new StoreCorruptedException(
+          queue, description + " queues", -1, "unreadable queue config: " + e.getMessage());
+    }
+  }
+
+  private static long saturatedNanos(Duration timeout) {
+    if (timeout.isNegative() || timeout.isZero()) {
+      return 0;
+    }
+    try {
+      return timeout.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return TimeUnit.DAYS.toNanos(365L * 100);
+    }
+  }
+
+  private static List<Message> checkBatch(String queue, List<Message> messages) {
+    Objects.requireNonNull(messages, "messages");
+    if (messages.isEmpty()) {
+      throw new IllegalArgumentException("cannot append an empty batch to queue " + queue);
+    }
+    return List.copyOf(messages);
+  }
+
+  private static void checkNotInterrupted(String queue) throws InterruptedException {
+    if (Thread.interrupted()) {
+      throw new InterruptedException(
+          "interrupted before appending to queue " + queue + "; nothing was written");
+    }
+  }
+}

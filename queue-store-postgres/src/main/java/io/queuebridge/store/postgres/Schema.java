@@ -1,0 +1,133 @@
+package io.queuebridge.store.postgres;
+
+import io.queuebridge.core.QueueStoreException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The store's tables, created and migrated on open (see {@link #migrate}).
+ *
+ * <p><b>Versioning.</b> Table {@code schema_version} holds one row, the version of the layout the
+ * schema has. Opening runs every migration above it in order, in one transaction, under a
+ * transaction-scoped advisory lock, so several workers opening the store at once are safe: the
+ * first migrates, the others wait and then find nothing to do. A schema whose version is newer than
+ * this code knows is refused with a message naming both versions; nothing is changed.
+ *
+ * <p><b>Layout (version 1).</b> One set of tables per store schema, not per queue, each keyed by
+ * the queue's row id ({@code queues.id}, a new id for each incarnation of a name, so a deleted and
+ * re-created queue never sees old rows): {@code queues} (name, JSON config, head, tail, byte
+ * total), {@code messages} (offset, created-at, size, running byte total before the message, body),
+ * {@code checkpoints}, {@code groups}, {@code pending}, {@code consumers}, and {@code catalog} (a
+ * version counter bumped by every queue creation, update and deletion, so a store can cache its
+ * topic index and still see other processes' changes). There are no foreign keys: the store deletes
+ * dependent rows itself, and appends avoid per-row trigger cost. Instants are two columns (epoch
+ * seconds, nanos) so they keep nanoseconds.
+ */
+final class Schema {
+  /** The layout version this code writes. */
+  static final int VERSION = 1;
+
+  /** Key of the advisory lock that serialises migrations (any schema of any database). */
+  private static final long MIGRATION_LOCK = 0x5142_5343_4845_4D41L; // "QBSCHEMA"
+
+  private Schema() {}
+
+  /** The statements of migration {@code to} (from {@code to - 1}), for schema {@code s}. */
+  private static List<String> migration(int to, String s) {
+    if (to == 1) {
+      return List.of(
+          "CREATE TABLE "
+              + s
+              + ".catalog (id int PRIMARY KEY CHECK (id = 1), version bigint NOT NULL)",
+          "INSERT INTO " + s + ".catalog VALUES (1, 0)",
+          "CREATE TABLE "
+              + s
+              + ".queues (id bigserial PRIMARY KEY, name text NOT NULL UNIQUE, config bytea NOT NULL,"
+              + " reserved boolean NOT NULL, head bigint NOT NULL DEFAULT 0,"
+              + " tail bigint NOT NULL DEFAULT 0, total_bytes bigint NOT NULL DEFAULT 0)",
+          "CREATE TABLE "
+              + s
+              + ".messages (queue_id bigint NOT NULL, off bigint NOT NULL, created_s bigint,"
+              + " created_n int, size int NOT NULL, bytes_before bigint NOT NULL,"
+              + " body bytea NOT NULL, PRIMARY KEY (queue_id, off))",
+          "CREATE TABLE "
+              + s
+              + ".checkpoints (queue_id bigint NOT NULL, key text NOT NULL, value text NOT NULL,"
+              + " PRIMARY KEY (queue_id, key))",
+          "CREATE TABLE "
+              + s
+              + ".groups (queue_id bigint NOT NULL, group_id text NOT NULL, pattern text NOT NULL,"
+              + " mode text NOT NULL, auto_commit boolean NOT NULL, cur bigint NOT NULL,"
+              + " committed bigint NOT NULL, created_s bigint NOT NULL, created_n int NOT NULL,"
+              + " updated_s bigint NOT NULL, updated_n int NOT NULL,"
+              + " PRIMARY KEY (queue_id, group_id))",
+          "CREATE TABLE "
+              + s
+              + ".pending (queue_id bigint NOT NULL, group_id text NOT NULL, off bigint NOT NULL,"
+              + " consumer_id text NOT NULL, claimed_s bigint NOT NULL, claimed_n int NOT NULL,"
+              + " delivery_count int NOT NULL, first_s bigint NOT NULL, first_n int NOT NULL,"
+              + " visible_s bigint NOT NULL, visible_n int NOT NULL,"
+              + " PRIMARY KEY (queue_id, group_id, off))",
+          "CREATE TABLE "
+              + s
+              + ".consumers (queue_id bigint NOT NULL, group_id text NOT NULL,"
+              + " consumer_id text NOT NULL, client_id text NOT NULL, registered_s bigint NOT NULL,"
+              + " registered_n int NOT NULL, heartbeat_s bigint NOT NULL,"
+              + " heartbeat_n int NOT NULL, PRIMARY KEY (queue_id, group_id, consumer_id))");
+    }
+    throw new IllegalArgumentException("no migration to version " + to);
+  }
+
+  /**
+   * Creates the schema if needed and brings it to {@link #VERSION}.
+   *
+   * @return the version found before migrating (0 for a new schema)
+   * @throws QueueStoreException if the schema is newer than this code
+   */
+  static int migrate(Connection c, PostgresConfig config) throws SQLException {
+    String s = config.schema(); // validated: an unquoted lower-case identifier
+    boolean autoCommit = c.getAutoCommit();
+    c.setAutoCommit(false);
+    try (Statement st = c.createStatement()) {
+      st.execute("SELECT pg_advisory_xact_lock(" + MIGRATION_LOCK + ")");
+      st.execute("CREATE SCHEMA IF NOT EXISTS " + s);
+      st.execute("CREATE TABLE IF NOT EXISTS " + s + ".schema_version (version int NOT NULL)");
+      int found = 0;
+      try (ResultSet rs = st.executeQuery("SELECT max(version) FROM " + s + ".schema_version")) {
+        if (rs.next()) {
+          found = rs.getInt(1);
+        }
+      }
+      if (found > VERSION) {
+        throw new QueueStoreException(
+            null,
+            "the postgres store "
+                + config.description()
+                + " has schema version "
+                + found
+                + ", newer than this Queue Bridge understands ("
+                + VERSION
+                + "); upgrade Queue Bridge or use another schema");
+      }
+      for (int v = found + 1; v <= VERSION; v++) {
+        for (String sql : migration(v, s)) {
+          st.execute(sql);
+        }
+      }
+      if (found < VERSION) {
+        st.execute("DELETE FROM " + s + ".schema_version");
+        st.execute("INSERT INTO " + s + ".schema_version VALUES (" + VERSION + ")");
+      }
+      c.commit();
+      return found;
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(autoCommit);
+    }
+  }
+}
