@@ -276,6 +276,32 @@ final class Db implements AutoCloseable {
 
   // ---- small JDBC helpers -----------------------------------------------------------------
 
+  /** Binds a statement's parameters. */
+  @FunctionalInterface
+  interface Binder {
+    void bind(PreparedStatement ps) throws SQLException;
+  }
+
+  /** Prepares {@code sql}, binds it and executes it as an update; returns the row count. */
+  static int update(Connection c, String sql, Binder binder) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      binder.bind(ps);
+      return ps.executeUpdate();
+    }
+  }
+
+  /**
+   * Like {@link #update}, for a change that must touch a row: throws what {@code ifNone} supplies
+   * when none changed (the transaction is then rolled back by its runner).
+   */
+  static void updateSome(
+      Connection c, String sql, Binder binder, Supplier<? extends RuntimeException> ifNone)
+      throws SQLException {
+    if (update(c, sql, binder) == 0) {
+      throw ifNone.get();
+    }
+  }
+
   /** Sets an instant as two parameters (epoch seconds, nanos), null as two nulls. */
   static int setInstant(PreparedStatement ps, int index, Instant t) throws SQLException {
     if (t == null) {

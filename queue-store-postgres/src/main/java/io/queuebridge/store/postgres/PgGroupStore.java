@@ -9,6 +9,7 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.file.Names;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -78,7 +79,7 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public void createGroup(ConsumerGroupState group) {
     Objects.requireNonNull(group, "group");
-    Names.check("group id", group.id());
+    Names.encode("group id", group.id()); // the file store's naming rules, for portability
     db.write(
         group.queue(),
         c -> {
@@ -204,20 +205,19 @@ final class PgGroupStore implements ConsumerGroupStore {
         queue,
         c -> {
           long qid = groupQueueId(c, queue, groupId, true);
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "DELETE FROM "
-                      + s
-                      + ".pending WHERE queue_id = ? AND group_id = ? AND off = ?"
-                      + " AND consumer_id = ?")) {
-            ps.setLong(1, qid);
-            ps.setString(2, groupId);
-            ps.setLong(3, offset);
-            ps.setString(4, consumerId);
-            if (ps.executeUpdate() == 0) {
-              throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
-            }
-          }
+          Db.updateSome(
+              c,
+              "DELETE FROM "
+                  + s
+                  + ".pending WHERE queue_id = ? AND group_id = ? AND off = ?"
+                  + " AND consumer_id = ?",
+              ps -> {
+                ps.setLong(1, qid);
+                ps.setString(2, groupId);
+                ps.setLong(3, offset);
+                ps.setString(4, consumerId);
+              },
+              () -> new PendingEntryNotFoundException(queue, groupId, consumerId, offset));
           return null;
         });
   }
@@ -229,26 +229,26 @@ final class PgGroupStore implements ConsumerGroupStore {
         queue,
         c -> {
           long qid = groupQueueId(c, queue, groupId, true);
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "UPDATE "
-                      + s
-                      + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
-                      + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?,"
-                      + " visible_n = ? WHERE queue_id = ? AND group_id = ? AND off = ?")) {
-            ps.setString(1, entry.consumerId());
-            Db.setInstant(ps, 2, entry.claimedAt());
-            ps.setInt(4, entry.deliveryCount());
-            Db.setInstant(ps, 5, entry.firstClaimedAt());
-            Db.setInstant(ps, 7, entry.visibleAt());
-            ps.setLong(9, qid);
-            ps.setString(10, groupId);
-            ps.setLong(11, entry.offset());
-            if (ps.executeUpdate() == 0) {
-              throw new PendingEntryNotFoundException(
-                  queue, groupId, entry.consumerId(), entry.offset());
-            }
-          }
+          Db.updateSome(
+              c,
+              "UPDATE "
+                  + s
+                  + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
+                  + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?,"
+                  + " visible_n = ? WHERE queue_id = ? AND group_id = ? AND off = ?",
+              ps -> {
+                ps.setString(1, entry.consumerId());
+                Db.setInstant(ps, 2, entry.claimedAt());
+                ps.setInt(4, entry.deliveryCount());
+                Db.setInstant(ps, 5, entry.firstClaimedAt());
+                Db.setInstant(ps, 7, entry.visibleAt());
+                ps.setLong(9, qid);
+                ps.setString(10, groupId);
+                ps.setLong(11, entry.offset());
+              },
+              () ->
+                  new PendingEntryNotFoundException(
+                      queue, groupId, entry.consumerId(), entry.offset()));
           touch(c, qid, groupId, entry.claimedAt());
           return null;
         });
@@ -501,16 +501,16 @@ final class PgGroupStore implements ConsumerGroupStore {
         queue,
         c -> {
           long qid = groupQueueId(c, queue, groupId, true);
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "DELETE FROM "
-                      + s
-                      + ".consumers WHERE queue_id = ? AND group_id = ? AND consumer_id = ?")) {
-            ps.setLong(1, qid);
-            ps.setString(2, groupId);
-            ps.setString(3, consumerId);
-            ps.executeUpdate();
-          }
+          Db.update(
+              c,
+              "DELETE FROM "
+                  + s
+                  + ".consumers WHERE queue_id = ? AND group_id = ? AND consumer_id = ?",
+              ps -> {
+                ps.setLong(1, qid);
+                ps.setString(2, groupId);
+                ps.setString(3, consumerId);
+              });
           return null;
         });
   }
@@ -583,27 +583,27 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   private void touch(Connection c, long qid, String groupId, Instant at) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "UPDATE "
-                + s
-                + ".groups SET updated_s = ?, updated_n = ? WHERE queue_id = ? AND group_id = ?")) {
-      Db.setInstant(ps, 1, at);
-      ps.setLong(3, qid);
-      ps.setString(4, groupId);
-      ps.executeUpdate();
-    }
+    Db.update(
+        c,
+        "UPDATE "
+            + s
+            + ".groups SET updated_s = ?, updated_n = ? WHERE queue_id = ? AND group_id = ?",
+        ps -> {
+          Db.setInstant(ps, 1, at);
+          ps.setLong(3, qid);
+          ps.setString(4, groupId);
+        });
   }
 
   private void deleteRows(Connection c, String table, long qid, String groupId)
       throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "DELETE FROM " + s + "." + table + " WHERE queue_id = ? AND group_id = ?")) {
-      ps.setLong(1, qid);
-      ps.setString(2, groupId);
-      ps.executeUpdate();
-    }
+    Db.update(
+        c,
+        "DELETE FROM " + s + "." + table + " WHERE queue_id = ? AND group_id = ?",
+        ps -> {
+          ps.setLong(1, qid);
+          ps.setString(2, groupId);
+        });
   }
 
   private void bindGroup(PreparedStatement ps, long qid, ConsumerGroupState g) throws SQLException {
@@ -686,14 +686,10 @@ final class PgGroupStore implements ConsumerGroupStore {
     Db.setInstant(ps, 7, m.lastHeartbeat());
   }
 
-  @FunctionalInterface
-  private interface Binder {
-    void bind(PreparedStatement ps) throws SQLException;
-  }
-
   /** Pending entries of one group by offset; parameters 1, 2 are bound here, the rest by binder. */
   private List<PendingEntry> pendingWhere(
-      Connection c, long qid, String groupId, String condition, Binder binder) throws SQLException {
+      Connection c, long qid, String groupId, String condition, Db.Binder binder)
+      throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT "

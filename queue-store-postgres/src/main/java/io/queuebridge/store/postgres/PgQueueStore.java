@@ -8,6 +8,7 @@ import io.queuebridge.core.QueueNotFoundException;
 import io.queuebridge.core.ReservedQueueException;
 import io.queuebridge.core.StoreCorruptedException;
 import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.file.Names;
 import io.queuebridge.core.store.file.QueueConfigCodec;
 import io.queuebridge.core.topic.TopicFilters;
 import io.queuebridge.core.topic.TopicIndex;
@@ -78,25 +79,24 @@ final class PgQueueStore implements DurableQueueStore {
   public void createQueue(QueueConfig config) {
     Objects.requireNonNull(config, "config");
     db.checkOpen();
-    Names.check("queue name", config.name());
+    Names.encode("queue name", config.name()); // the file store's naming rules, for portability
     config.validate();
     byte[] json = QueueConfigCodec.toJson(config);
     db.write(
         config.name(),
         c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "INSERT INTO "
-                      + s
-                      + ".queues (name, config, reserved) VALUES (?, ?, ?)"
-                      + " ON CONFLICT (name) DO NOTHING")) {
-            ps.setString(1, config.name());
-            ps.setBytes(2, json);
-            ps.setBoolean(3, config.reserved());
-            if (ps.executeUpdate() == 0) {
-              throw new QueueAlreadyExistsException(config.name());
-            }
-          }
+          Db.updateSome(
+              c,
+              "INSERT INTO "
+                  + s
+                  + ".queues (name, config, reserved) VALUES (?, ?, ?)"
+                  + " ON CONFLICT (name) DO NOTHING",
+              ps -> {
+                ps.setString(1, config.name());
+                ps.setBytes(2, json);
+                ps.setBoolean(3, config.reserved());
+              },
+              () -> new QueueAlreadyExistsException(config.name()));
           bumpCatalog(c);
           return null;
         });
@@ -133,16 +133,15 @@ final class PgQueueStore implements DurableQueueStore {
     db.write(
         config.name(),
         c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "UPDATE " + s + ".queues SET config = ?, reserved = ? WHERE name = ?")) {
-            ps.setBytes(1, json);
-            ps.setBoolean(2, config.reserved());
-            ps.setString(3, config.name());
-            if (ps.executeUpdate() == 0) {
-              throw new QueueNotFoundException(config.name());
-            }
-          }
+          Db.updateSome(
+              c,
+              "UPDATE " + s + ".queues SET config = ?, reserved = ? WHERE name = ?",
+              ps -> {
+                ps.setBytes(1, json);
+                ps.setBoolean(2, config.reserved());
+                ps.setString(3, config.name());
+              },
+              () -> new QueueNotFoundException(config.name()));
           bumpCatalog(c);
           return null;
         });
@@ -154,39 +153,37 @@ final class PgQueueStore implements DurableQueueStore {
     db.write(
         name,
         c -> {
-          long id;
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT id, reserved FROM " + s + ".queues WHERE name = ? FOR UPDATE")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new QueueNotFoundException(name);
-              }
-              if (rs.getBoolean(2)) {
-                throw new ReservedQueueException(name);
-              }
-              id = rs.getLong(1);
-            }
-          }
+          long id = lockForDeletion(c, name);
           for (String table :
               new String[] {"messages", "checkpoints", "pending", "consumers", "groups"}) {
-            try (PreparedStatement ps =
-                c.prepareStatement("DELETE FROM " + s + "." + table + " WHERE queue_id = ?")) {
-              ps.setLong(1, id);
-              ps.executeUpdate();
-            }
+            Db.update(
+                c,
+                "DELETE FROM " + s + "." + table + " WHERE queue_id = ?",
+                ps -> ps.setLong(1, id));
           }
-          try (PreparedStatement ps =
-              c.prepareStatement("DELETE FROM " + s + ".queues WHERE id = ?")) {
-            ps.setLong(1, id);
-            ps.executeUpdate();
-          }
+          Db.update(c, "DELETE FROM " + s + ".queues WHERE id = ?", ps -> ps.setLong(1, id));
           bumpCatalog(c);
           notifyAppend(c, name); // waiters wake and find the queue gone
           return null;
         });
     listener.wake(name);
+  }
+
+  /** Locks a queue's row for deletion; returns its id. */
+  private long lockForDeletion(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT id, reserved FROM " + s + ".queues WHERE name = ? FOR UPDATE")) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new QueueNotFoundException(name);
+        }
+        if (rs.getBoolean(2)) {
+          throw new ReservedQueueException(name);
+        }
+        return rs.getLong(1);
+      }
+    }
   }
 
   @Override
@@ -368,10 +365,7 @@ final class PgQueueStore implements DurableQueueStore {
   }
 
   private void bumpCatalog(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("UPDATE " + s + ".catalog SET version = version + 1 WHERE id = 1")) {
-      ps.executeUpdate();
-    }
+    Db.update(c, "UPDATE " + s + ".catalog SET version = version + 1 WHERE id = 1", ps -> {});
   }
 
   @Override
@@ -544,14 +538,14 @@ final class PgQueueStore implements DurableQueueStore {
     // the next truncation deletes.
     db.write(
         queue,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement("DELETE FROM " + s + ".messages WHERE queue_id = ? AND off < ?")) {
-            ps.setLong(1, moved.id());
-            ps.setLong(2, moved.head());
-            return ps.executeUpdate();
-          }
-        });
+        c ->
+            Db.update(
+                c,
+                "DELETE FROM " + s + ".messages WHERE queue_id = ? AND off < ?",
+                ps -> {
+                  ps.setLong(1, moved.id());
+                  ps.setLong(2, moved.head());
+                }));
   }
 
   /** Exact: the first offset whose createdAt is at or after {@code time}, skipping null ones. */
@@ -596,13 +590,13 @@ final class PgQueueStore implements DurableQueueStore {
   }
 
   @FunctionalInterface
-  private interface Binder {
+  private interface ConditionBinder {
     /** Binds the condition's parameters from index 1; returns the next index. */
     int bind(PreparedStatement ps) throws SQLException;
   }
 
   /** The first readable offset meeting {@code condition}, or the tail when none does. */
-  private long boundedLookup(String queue, String condition, Binder binder) {
+  private long boundedLookup(String queue, String condition, ConditionBinder binder) {
     return db.read(
         queue,
         c -> {

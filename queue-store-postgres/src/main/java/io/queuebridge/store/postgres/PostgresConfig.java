@@ -75,7 +75,7 @@ final class PostgresConfig {
       if (!KEYS.contains(key)) {
         throw new InvalidConfigException(
             key,
-            PASSWORD.equals(key) ? "****" : config.get(key),
+            "(value not shown: a misspelt key may hold a secret)",
             "no such key: the postgres store accepts " + new java.util.TreeSet<>(KEYS));
       }
     }

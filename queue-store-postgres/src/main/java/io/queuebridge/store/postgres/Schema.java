@@ -93,7 +93,14 @@ final class Schema {
     c.setAutoCommit(false);
     try (Statement st = c.createStatement()) {
       st.execute("SELECT pg_advisory_xact_lock(" + MIGRATION_LOCK + ")");
-      st.execute("CREATE SCHEMA IF NOT EXISTS " + s);
+      boolean exists;
+      try (ResultSet rs =
+          st.executeQuery("SELECT 1 FROM pg_namespace WHERE nspname = '" + s + "'")) {
+        exists = rs.next(); // checked first: CREATE SCHEMA needs CREATE on the database even
+      } // with IF NOT EXISTS, which a role given a prepared schema may not have
+      if (!exists) {
+        st.execute("CREATE SCHEMA " + s);
+      }
       st.execute("CREATE TABLE IF NOT EXISTS " + s + ".schema_version (version int NOT NULL)");
       int found = 0;
       try (ResultSet rs = st.executeQuery("SELECT max(version) FROM " + s + ".schema_version")) {

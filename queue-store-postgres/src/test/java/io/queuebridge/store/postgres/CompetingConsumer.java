@@ -27,9 +27,9 @@ final class CompetingConsumer {
   private CompetingConsumer() {}
 
   /**
-   * Joins {@code group} as {@code consumerId} and claims batches of 10, reporting each delivered
-   * offset to {@code delivered} before acking it, until the group's committed offset reaches {@code
-   * total} or {@code timeout} passes.
+   * Joins {@code group} as {@code consumerId} (then runs {@code joined}) and claims batches of 10,
+   * reporting each delivered offset to {@code delivered} before acking it, until the group's
+   * committed offset reaches {@code total} or {@code timeout} passes.
    *
    * @return whether the group reached {@code total} in time
    */
@@ -40,8 +40,10 @@ final class CompetingConsumer {
       String consumerId,
       long total,
       Duration timeout,
+      Runnable joined,
       LongConsumer delivered) {
     coordinator.join(queue, "", group, consumerId, CursorOption.resume(GroupMode.QUEUE));
+    joined.run();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() - deadline < 0) {
       List<GroupDelivery> batch = coordinator.claimBatch(queue, group, consumerId, 10);
@@ -74,7 +76,6 @@ final class CompetingConsumer {
     config.put("schema", System.getenv("QB_SCHEMA"));
     try (Storage storage = QueueStores.open("postgres", config)) {
       GroupCoordinator coordinator = GroupCoordinator.builder(storage).build();
-      out.println("READY");
       boolean done =
           run(
               coordinator,
@@ -83,6 +84,7 @@ final class CompetingConsumer {
               args[2],
               Long.parseLong(args[3]),
               Duration.ofSeconds(Long.parseLong(args[4])),
+              () -> out.println("JOINED"),
               offset -> out.println("ACK " + offset));
       out.println(done ? "DONE" : "TIMEOUT");
       System.exit(done ? 0 : 1);

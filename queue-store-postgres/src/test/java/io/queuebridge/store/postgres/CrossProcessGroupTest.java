@@ -2,6 +2,7 @@ package io.queuebridge.store.postgres;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
@@ -83,6 +84,7 @@ class CrossProcessGroupTest {
                           id,
                           MESSAGES,
                           Duration.ofMinutes(2),
+                          () -> {},
                           offset -> {
                             if (!delivered.add(offset)) {
                               duplicates.add(offset);
@@ -129,6 +131,9 @@ class CrossProcessGroupTest {
               });
       reader.start();
       try {
+        await("the child joined the group")
+            .atMost(Duration.ofMinutes(1))
+            .until(() -> childOutput.contains("JOINED") || !child.isAlive());
         GroupCoordinator here = GroupCoordinator.builder(storage).build();
         boolean done =
             CompetingConsumer.run(
@@ -138,6 +143,7 @@ class CrossProcessGroupTest {
                 "parent",
                 MESSAGES,
                 Duration.ofMinutes(2),
+                () -> {},
                 offset -> {
                   if (!delivered.add(offset)) {
                     duplicates.add(offset);

@@ -21,9 +21,10 @@ import java.nio.charset.StandardCharsets;
  * <p>Case-insensitive file systems (macOS default, Windows) would map names differing only by case
  * to one directory; the store is meant for Linux and says so.
  *
- * <p>Stateless and thread-safe.
+ * <p>Public so that other stores (the PostgreSQL store) apply exactly the same naming rules, so a
+ * queue valid in one store is valid in every other; not part of the SPI. Stateless and thread-safe.
  */
-final class Names {
+public final class Names {
   /** Longest encoded name, in bytes. */
   static final int MAX_ENCODED_BYTES = 200;
 
@@ -37,7 +38,7 @@ final class Names {
    * @param what how the caller calls the name ({@code queue name}, {@code group id}), for errors
    * @throws InvalidConfigException naming the value and the rule it breaks
    */
-  static String encode(String what, String name) {
+  public static String encode(String what, String name) {
     if (name == null || name.isEmpty()) {
       throw new InvalidConfigException(what, name, "a non-empty name");
     }
