@@ -141,7 +141,7 @@ class PostgresStoreProviderTest {
     assertThat(provider.identity(with("password", SECRET + "-wrong")))
         .as("a wrong password must fail on its own, not borrow the open pool")
         .isNotEqualTo(id);
-  }}
+  }
 
   @Test
   void thePasswordNeverAppearsInDescriptionsOrToString() {
