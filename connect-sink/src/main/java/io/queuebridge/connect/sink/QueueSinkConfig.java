@@ -1,26 +1,22 @@
 package io.queuebridge.connect.sink;
 
+import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueType;
 import io.queuebridge.core.RetentionPolicy;
-import io.queuebridge.core.store.QueueStoreProvider;
-import io.queuebridge.core.store.QueueStores;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
  * The sink connector's configuration, parsed once. Connector and task share {@link #CONFIG_DEF}.
- * Store keys: {@code queue.store.type} picks the provider; every other {@code queue.store.*} key is
- * handed to it without the prefix.
+ * Store keys ({@code queue.store.*}) are the ones both connectors share: see {@link StoreSettings}.
  */
 public final class QueueSinkConfig extends AbstractConfig {
 
@@ -33,7 +29,7 @@ public final class QueueSinkConfig extends AbstractConfig {
   }
 
   public static final String STREAM_GROUP = "Stream";
-  public static final String STORE_GROUP = "Store";
+  public static final String STORE_GROUP = StoreSettings.GROUP;
   public static final String MAPPING_GROUP = "Record mapping";
   public static final String FLOW_GROUP = "Flow control";
 
@@ -84,19 +80,10 @@ public final class QueueSinkConfig extends AbstractConfig {
       "Time to live of each message from append, in milliseconds; 0 = never expires (contract"
           + " field limits.message_ttl).";
 
-  public static final String STORE_PREFIX = "queue.store.";
-
-  public static final String STORE_TYPE_CONFIG = "queue.store.type";
-  public static final String STORE_TYPE_DEFAULT = "file";
-  private static final String STORE_TYPE_DOC =
-      "The store provider: 'file' (a directory on this worker's disk), 'memory' (not durable:"
-          + " refused by the exact path) or the name of any installed provider. Every other"
-          + " queue.store.* key is passed to the provider without the prefix.";
-
-  public static final String STORE_PATH_CONFIG = "queue.store.path";
-  private static final String STORE_PATH_DOC =
-      "Directory of the 'file' store. Connectors naming the same directory in one worker share"
-          + " one open store.";
+  public static final String STORE_PREFIX = StoreSettings.PREFIX;
+  public static final String STORE_TYPE_CONFIG = StoreSettings.TYPE_CONFIG;
+  public static final String STORE_PATH_CONFIG = StoreSettings.PATH_CONFIG;
+  public static final String STORE_PASSWORD_CONFIG = StoreSettings.PASSWORD_CONFIG;
 
   public static final String FORWARD_KEY_CONFIG = "forward.kafka.key";
   private static final String FORWARD_KEY_DOC = "Keep each record's key.";
@@ -126,8 +113,6 @@ public final class QueueSinkConfig extends AbstractConfig {
           + " busy are written together with one barrier; offsets are committed only once"
           + " durable. false: put() returns only after its own batch is durable (one barrier per"
           + " put). Exactly once either way.";
-
-  public static final String ERRORS_TOLERANCE_CONFIG = "errors.tolerance";
 
   public static final ConfigDef CONFIG_DEF = configDef();
 
@@ -229,29 +214,7 @@ public final class QueueSinkConfig extends AbstractConfig {
         Width.SHORT,
         "Message TTL (ms)");
 
-    order = 0;
-    def.define(
-        STORE_TYPE_CONFIG,
-        Type.STRING,
-        STORE_TYPE_DEFAULT,
-        new StoreTypeValidator(),
-        Importance.HIGH,
-        STORE_TYPE_DOC,
-        STORE_GROUP,
-        ++order,
-        Width.SHORT,
-        "Store type",
-        new StoreTypeRecommender());
-    def.define(
-        STORE_PATH_CONFIG,
-        Type.STRING,
-        null,
-        Importance.HIGH,
-        STORE_PATH_DOC,
-        STORE_GROUP,
-        ++order,
-        Width.LONG,
-        "Store directory");
+    StoreSettings.define(def);
 
     order = 0;
     def.define(
@@ -359,21 +322,12 @@ public final class QueueSinkConfig extends AbstractConfig {
     return getString(STORE_TYPE_CONFIG);
   }
 
-  /** Every {@code queue.store.*} key but the type, without the prefix, in key order. */
+  /**
+   * The store provider's configuration: every {@code queue.store.*} key but the type, without the
+   * prefix, in key order (see {@link StoreSettings#providerConfig}). Holds secrets: never log it.
+   */
   public Map<String, String> storeConfig() {
-    return storeConfig(originalsStrings());
-  }
-
-  /** Every {@code queue.store.*} key but the type, without the prefix, from raw properties. */
-  public static Map<String, String> storeConfig(Map<String, String> props) {
-    Map<String, String> out = new TreeMap<>();
-    props.forEach(
-        (k, v) -> {
-          if (k.startsWith(STORE_PREFIX) && !k.equals(STORE_TYPE_CONFIG) && v != null) {
-            out.put(k.substring(STORE_PREFIX.length()), v);
-          }
-        });
-    return out;
+    return StoreSettings.providerConfig(originalsStrings());
   }
 
   public boolean forwardKey() {
@@ -398,44 +352,7 @@ public final class QueueSinkConfig extends AbstractConfig {
 
   /** Whether the framework's {@code errors.tolerance} is {@code all} (from the raw props). */
   public boolean toleratesErrors() {
-    Object v = originals().get(ERRORS_TOLERANCE_CONFIG);
-    return v != null && "all".equalsIgnoreCase(v.toString().trim());
-  }
-
-  /** Accepts the name of an installed store provider. */
-  static final class StoreTypeValidator implements ConfigDef.Validator {
-    @Override
-    public void ensureValid(String name, Object value) {
-      String type = (String) value;
-      for (QueueStoreProvider p : QueueStores.providers()) {
-        if (p.name().equals(type)) {
-          return;
-        }
-      }
-      throw new ConfigException(
-          name,
-          value,
-          "no store provider of that name is installed; installed: "
-              + QueueStores.providers().stream().map(QueueStoreProvider::name).sorted().toList());
-    }
-
-    @Override
-    public String toString() {
-      return "the name of an installed store provider (memory, file, ...)";
-    }
-  }
-
-  /** Lists the installed store providers. */
-  static final class StoreTypeRecommender implements ConfigDef.Recommender {
-    @Override
-    public List<Object> validValues(String name, Map<String, Object> parsedConfig) {
-      return QueueStores.providers().stream().map(p -> (Object) p.name()).toList();
-    }
-
-    @Override
-    public boolean visible(String name, Map<String, Object> parsedConfig) {
-      return true;
-    }
+    return StoreSettings.toleratesErrors(originals());
   }
 
   /** Prints the configuration reference (reStructuredText) for the docs. */

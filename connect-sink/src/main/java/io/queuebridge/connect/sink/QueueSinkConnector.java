@@ -1,19 +1,16 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.connect.common.ConfigErrors;
+import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.core.ProtectedQueueContractDriftException;
 import io.queuebridge.core.QueueBridgeVersion;
-import io.queuebridge.core.QueueException;
 import io.queuebridge.core.SharedStores;
-import io.queuebridge.core.store.QueueStores;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkConnector;
@@ -66,25 +63,28 @@ public class QueueSinkConnector extends SinkConnector {
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config config = super.validate(connectorConfigs);
-    if (hasErrors(config)) {
+    if (ConfigErrors.any(config)) {
       return config;
     }
     QueueSinkConfig parsed = new QueueSinkConfig(connectorConfigs);
-    try {
-      QueueStores.provider(parsed.storeType()).validate(parsed.storeConfig());
-    } catch (InvalidConfigException e) {
-      addError(config, QueueSinkConfig.STORE_PREFIX + e.field(), e.getMessage());
+    Map<String, String> store = parsed.storeConfig();
+    if (!StoreSettings.validateProvider(config, parsed.storeType(), store)) {
       return config;
     }
-    try (SharedStores.Lease lease =
-        SharedStores.acquire(parsed.storeType(), parsed.storeConfig())) {
+    StoreSettings.checkWithStore(
+        config, parsed.storeType(), store, lease -> reportDrift(config, parsed, lease));
+    return config;
+  }
+
+  private static void reportDrift(Config config, QueueSinkConfig parsed, SharedStores.Lease lease) {
+    try {
       lease.manager().checkProtectedStream(parsed.streamContract());
     } catch (ProtectedQueueContractDriftException e) {
       if (e.mismatches().isEmpty()) {
-        addError(config, QueueSinkConfig.QUEUE_NAME_CONFIG, e.getMessage());
+        ConfigErrors.add(config, QueueSinkConfig.QUEUE_NAME_CONFIG, e.getMessage());
       }
       for (ProtectedQueueContractDriftException.FieldMismatch m : e.mismatches()) {
-        addError(
+        ConfigErrors.add(
             config,
             QueueSinkConfig.configKeyOfContractField(m.field()),
             "the stored stream '"
@@ -98,11 +98,7 @@ public class QueueSinkConnector extends SinkConnector {
                 + "; a declared stream is never changed: restore the stored value or use a new"
                 + " queue.name");
       }
-    } catch (QueueException e) {
-      addError(
-          config, QueueSinkConfig.STORE_TYPE_CONFIG, "cannot open the store: " + e.getMessage());
     }
-    return config;
   }
 
   /**
@@ -118,21 +114,5 @@ public class QueueSinkConnector extends SinkConnector {
             + connectorConfig.get(QueueSinkConfig.QUEUE_NAME_CONFIG)
             + "' together with the data and win over the consumer group's offsets on every"
             + " restart; altering or resetting them through Connect is not supported");
-  }
-
-  private static boolean hasErrors(Config config) {
-    return config.configValues().stream().anyMatch(v -> !v.errorMessages().isEmpty());
-  }
-
-  private static void addError(Config config, String key, String message) {
-    Optional<ConfigValue> value =
-        config.configValues().stream().filter(v -> v.name().equals(key)).findFirst();
-    if (value.isPresent()) {
-      value.get().addErrorMessage(message);
-    } else {
-      ConfigValue v = new ConfigValue(key);
-      v.addErrorMessage(message);
-      config.configValues().add(v);
-    }
   }
 }

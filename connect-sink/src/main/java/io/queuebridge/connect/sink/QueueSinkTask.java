@@ -1,5 +1,6 @@
 package io.queuebridge.connect.sink;
 
+import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.core.KafkaCoordinates;
 import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueBridgeVersion;
@@ -142,7 +143,7 @@ public class QueueSinkTask extends SinkTask {
     config = new QueueSinkConfig(props);
     mapper = new RecordMapper(config);
     reporter = config.toleratesErrors() ? errantRecordReporter() : null;
-    lease = SharedStores.acquire(config.storeType(), config.storeConfig());
+    lease = StoreSettings.acquire(config.storeType(), config.storeConfig());
     try {
       manager = lease.manager();
       manager.declareProtectedStream(config.streamContract());

@@ -1,15 +1,13 @@
 package io.queuebridge.connect.source;
 
+import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.core.InvalidConfigException;
-import io.queuebridge.core.store.QueueStoreProvider;
-import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -20,10 +18,10 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * The source connector's configuration, parsed once; connector and task share {@link #CONFIG_DEF}.
  *
- * <p>Store keys work as in the sink: {@code queue.store.type} picks the provider and every other
- * {@code queue.store.*} key is handed to it without the prefix. Two internal keys ({@link
- * #TASK_QUEUES_CONFIG}, {@link #TASK_INDEX_CONFIG}) carry a task's assignment from {@link
- * QueueSourceConnector#taskConfigs} to the task; they are not documented for users.
+ * <p>Store keys ({@code queue.store.*}) are the ones both connectors share: see {@link
+ * StoreSettings}. Two internal keys ({@link #TASK_QUEUES_CONFIG}, {@link #TASK_INDEX_CONFIG}) carry
+ * a task's assignment from {@link QueueSourceConnector#taskConfigs} to the task; they are not
+ * documented for users.
  *
  * <p>Immutable and thread-safe once built.
  */
@@ -46,7 +44,7 @@ public final class QueueSourceConfig extends AbstractConfig {
   }
 
   public static final String QUEUES_GROUP = "Queues";
-  public static final String STORE_GROUP = "Store";
+  public static final String STORE_GROUP = StoreSettings.GROUP;
   public static final String START_GROUP = "Start position";
   public static final String KAFKA_GROUP = "Kafka records";
   public static final String FLOW_GROUP = "Flow control";
@@ -86,19 +84,10 @@ public final class QueueSourceConfig extends AbstractConfig {
           + " order of each queue. 'shared': every task reads every queue as a competing consumer"
           + " of one queue-mode group (no order); classic queues only.";
 
-  public static final String STORE_PREFIX = "queue.store.";
-
-  public static final String STORE_TYPE_CONFIG = "queue.store.type";
-  public static final String STORE_TYPE_DEFAULT = "file";
-  private static final String STORE_TYPE_DOC =
-      "The store provider: 'file' (a directory on this worker's disk), 'memory' or the name of any"
-          + " installed provider. Every other queue.store.* key is passed to the provider without"
-          + " the prefix.";
-
-  public static final String STORE_PATH_CONFIG = "queue.store.path";
-  private static final String STORE_PATH_DOC =
-      "Directory of the 'file' store. Connectors naming the same directory in one worker share one"
-          + " open store.";
+  public static final String STORE_PREFIX = StoreSettings.PREFIX;
+  public static final String STORE_TYPE_CONFIG = StoreSettings.TYPE_CONFIG;
+  public static final String STORE_PATH_CONFIG = StoreSettings.PATH_CONFIG;
+  public static final String STORE_PASSWORD_CONFIG = StoreSettings.PASSWORD_CONFIG;
 
   public static final String START_POSITION_CONFIG = "start.position";
   public static final String START_POSITION_DEFAULT = "earliest";
@@ -217,7 +206,7 @@ public final class QueueSourceConfig extends AbstractConfig {
   public static final String NAME_CONFIG = "name";
 
   /** The framework's error tolerance key, read raw (its meaning stays Connect's). */
-  public static final String ERRORS_TOLERANCE_CONFIG = "errors.tolerance";
+  public static final String ERRORS_TOLERANCE_CONFIG = StoreSettings.ERRORS_TOLERANCE_CONFIG;
 
   /** Placeholders of {@link #TOPIC_TEMPLATE_CONFIG}. */
   public static final String QUEUE_PLACEHOLDER = "${queue}";
@@ -301,29 +290,7 @@ public final class QueueSourceConfig extends AbstractConfig {
         "Consumer mode",
         new ValuesRecommender("dedicated", "shared"));
 
-    order = 0;
-    def.define(
-        STORE_TYPE_CONFIG,
-        Type.STRING,
-        STORE_TYPE_DEFAULT,
-        new StoreTypeValidator(),
-        Importance.HIGH,
-        STORE_TYPE_DOC,
-        STORE_GROUP,
-        ++order,
-        Width.SHORT,
-        "Store type",
-        new StoreTypeRecommender());
-    def.define(
-        STORE_PATH_CONFIG,
-        Type.STRING,
-        null,
-        Importance.HIGH,
-        STORE_PATH_DOC,
-        STORE_GROUP,
-        ++order,
-        Width.LONG,
-        "Store directory");
+    StoreSettings.define(def);
 
     order = 0;
     def.define(
@@ -551,21 +518,12 @@ public final class QueueSourceConfig extends AbstractConfig {
     return getString(STORE_TYPE_CONFIG);
   }
 
-  /** Every {@code queue.store.*} key but the type, without the prefix, in key order. */
+  /**
+   * The store provider's configuration: every {@code queue.store.*} key but the type, without the
+   * prefix, in key order (see {@link StoreSettings#providerConfig}). Holds secrets: never log it.
+   */
   public Map<String, String> storeConfig() {
-    return storeConfig(originalsStrings());
-  }
-
-  /** Every {@code queue.store.*} key but the type, without the prefix, from raw properties. */
-  public static Map<String, String> storeConfig(Map<String, String> props) {
-    Map<String, String> out = new TreeMap<>();
-    props.forEach(
-        (k, v) -> {
-          if (k.startsWith(STORE_PREFIX) && !k.equals(STORE_TYPE_CONFIG) && v != null) {
-            out.put(k.substring(STORE_PREFIX.length()), v);
-          }
-        });
-    return out;
+    return StoreSettings.providerConfig(originalsStrings());
   }
 
   public StartPosition startPosition() {
@@ -642,8 +600,7 @@ public final class QueueSourceConfig extends AbstractConfig {
 
   /** Whether the framework's {@code errors.tolerance} is {@code all} (from the raw props). */
   public boolean toleratesErrors() {
-    Object v = originals().get(ERRORS_TOLERANCE_CONFIG);
-    return v != null && "all".equalsIgnoreCase(v.toString().trim());
+    return StoreSettings.toleratesErrors(originals());
   }
 
   /** The queues assigned to this task (internal key). */
@@ -657,42 +614,6 @@ public final class QueueSourceConfig extends AbstractConfig {
   }
 
   // ------------------------------------------------------------------ validators
-
-  /** Accepts the name of an installed store provider. */
-  static final class StoreTypeValidator implements ConfigDef.Validator {
-    @Override
-    public void ensureValid(String name, Object value) {
-      String type = (String) value;
-      for (QueueStoreProvider p : QueueStores.providers()) {
-        if (p.name().equals(type)) {
-          return;
-        }
-      }
-      throw new ConfigException(
-          name,
-          value,
-          "no store provider of that name is installed; installed: "
-              + QueueStores.providers().stream().map(QueueStoreProvider::name).sorted().toList());
-    }
-
-    @Override
-    public String toString() {
-      return "the name of an installed store provider (memory, file, ...)";
-    }
-  }
-
-  /** Lists the installed store providers. */
-  static final class StoreTypeRecommender implements ConfigDef.Recommender {
-    @Override
-    public List<Object> validValues(String name, Map<String, Object> parsedConfig) {
-      return QueueStores.providers().stream().map(p -> (Object) p.name()).toList();
-    }
-
-    @Override
-    public boolean visible(String name, Map<String, Object> parsedConfig) {
-      return true;
-    }
-  }
 
   /** Recommends a fixed list of values. */
   static final class ValuesRecommender implements ConfigDef.Recommender {

@@ -1,29 +1,27 @@
 package io.queuebridge.connect.source;
 
+import io.queuebridge.connect.common.ConfigErrors;
+import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.connect.source.QueueSourceConfig.ConsumerMode;
 import io.queuebridge.connect.source.QueueSourceConfig.StartPosition;
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.InvalidConfigException;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueException;
 import io.queuebridge.core.QueueNotFoundException;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.group.GroupCoordinator;
-import io.queuebridge.core.store.QueueStores;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
@@ -73,7 +71,7 @@ public class QueueSourceConnector extends SourceConnector {
     this.config = parsed;
     this.props = Map.copyOf(props);
     try {
-      lease = SharedStores.acquire(parsed.storeType(), parsed.storeConfig());
+      lease = StoreSettings.acquire(parsed.storeType(), parsed.storeConfig());
     } catch (RuntimeException e) {
       throw SourceErrors.toConnect("cannot open the store", e);
     }
@@ -189,35 +187,33 @@ public class QueueSourceConnector extends SourceConnector {
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config result = super.validate(connectorConfigs);
-    if (hasErrors(result)) {
+    if (ConfigErrors.any(result)) {
       return result;
     }
     QueueSourceConfig parsed = new QueueSourceConfig(connectorConfigs);
     crossFieldErrors(parsed)
-        .forEach((key, messages) -> messages.forEach(m -> addError(result, key, m)));
-    try {
-      QueueStores.provider(parsed.storeType()).validate(parsed.storeConfig());
-    } catch (InvalidConfigException e) {
-      addError(result, QueueSourceConfig.STORE_PREFIX + e.field(), e.getMessage());
+        .forEach((key, messages) -> messages.forEach(m -> ConfigErrors.add(result, key, m)));
+    Map<String, String> store = parsed.storeConfig();
+    if (!StoreSettings.validateProvider(result, parsed.storeType(), store)) {
       return result;
     }
-    if (parsed.consumerMode() == ConsumerMode.SHARED && !hasErrors(result)) {
-      try (SharedStores.Lease l = SharedStores.acquire(parsed.storeType(), parsed.storeConfig())) {
-        List<String> streams = QueueSelection.streams(QueueSelection.resolve(parsed, l.manager()));
-        if (!streams.isEmpty()) {
-          addError(
-              result,
-              QueueSourceConfig.CONSUMER_MODE_CONFIG,
-              "shared mode reads classic queues only, but the selected queues "
-                  + streams
-                  + " are streams; use consumer.mode=dedicated");
-        }
-      } catch (QueueException e) {
-        addError(
-            result,
-            QueueSourceConfig.STORE_TYPE_CONFIG,
-            "cannot open the store: " + e.getMessage());
-      }
+    if (parsed.consumerMode() == ConsumerMode.SHARED && !ConfigErrors.any(result)) {
+      StoreSettings.checkWithStore(
+          result,
+          parsed.storeType(),
+          store,
+          lease -> {
+            List<String> streams =
+                QueueSelection.streams(QueueSelection.resolve(parsed, lease.manager()));
+            if (!streams.isEmpty()) {
+              ConfigErrors.add(
+                  result,
+                  QueueSourceConfig.CONSUMER_MODE_CONFIG,
+                  "shared mode reads classic queues only, but the selected queues "
+                      + streams
+                      + " are streams; use consumer.mode=dedicated");
+            }
+          });
     }
     return result;
   }
@@ -271,22 +267,6 @@ public class QueueSourceConnector extends SourceConnector {
     errors.computeIfAbsent(key, k -> new ArrayList<>()).add(message);
   }
 
-  private static boolean hasErrors(Config config) {
-    return config.configValues().stream().anyMatch(v -> !v.errorMessages().isEmpty());
-  }
-
-  private static void addError(Config config, String key, String message) {
-    Optional<ConfigValue> value =
-        config.configValues().stream().filter(v -> v.name().equals(key)).findFirst();
-    if (value.isPresent()) {
-      value.get().addErrorMessage(message);
-    } else {
-      ConfigValue v = new ConfigValue(key);
-      v.addErrorMessage(message);
-      config.configValues().add(v);
-    }
-  }
-
   // ------------------------------------------------------------------ exactly once
 
   /**
@@ -333,7 +313,7 @@ public class QueueSourceConnector extends SourceConnector {
         SourceOffsets.validateOffset(e.getKey(), e.getValue());
       }
     }
-    try (SharedStores.Lease l = SharedStores.acquire(parsed.storeType(), parsed.storeConfig())) {
+    try (SharedStores.Lease l = StoreSettings.acquire(parsed.storeType(), parsed.storeConfig())) {
       GroupCoordinator groups = l.manager().consumerGroups();
       for (Map.Entry<Map<String, ?>, Map<String, ?>> e : offsets.entrySet()) {
         String queue = SourceOffsets.queueOf(e.getKey());

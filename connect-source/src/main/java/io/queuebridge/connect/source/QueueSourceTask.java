@@ -1,5 +1,6 @@
 package io.queuebridge.connect.source;
 
+import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.connect.source.QueueSourceConfig.ConsumerMode;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.QueueConfig;
@@ -95,7 +96,7 @@ public class QueueSourceTask extends SourceTask {
   public void start(Map<String, String> props) {
     config = new QueueSourceConfig(props);
     try {
-      lease = SharedStores.acquire(config.storeType(), config.storeConfig());
+      lease = StoreSettings.acquire(config.storeType(), config.storeConfig());
     } catch (RuntimeException e) {
       throw SourceErrors.toConnect("cannot open the store", e);
     }

@@ -11,7 +11,11 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.junit.jupiter.api.Test;
@@ -93,6 +97,37 @@ class QueueSourceConfigTest {
     assertThat(c.exactlyOnceSupport(shared)).isEqualTo(ExactlyOnceSupport.UNSUPPORTED);
     assertThat(c.canDefineTransactionBoundaries(minimal()))
         .isEqualTo(ConnectorTransactionBoundaries.SUPPORTED);
+  }
+
+  @Test
+  void storePasswordIsAPasswordPassedToTheProviderAndNeverEchoedByValidate() {
+    String secret = "source-Pa55-word";
+    Map<String, String> props = minimal();
+    props.put(QueueSourceConfig.STORE_TYPE_CONFIG, "memory");
+    props.put(QueueSourceConfig.STORE_PASSWORD_CONFIG, secret);
+    QueueSourceConfig config = new QueueSourceConfig(props);
+    assertThat(
+            QueueSourceConfig.CONFIG_DEF
+                .configKeys()
+                .get(QueueSourceConfig.STORE_PASSWORD_CONFIG)
+                .type)
+        .isEqualTo(ConfigDef.Type.PASSWORD);
+    assertThat(config.storeConfig()).containsEntry("password", secret);
+    assertThat(config.values().get(QueueSourceConfig.STORE_PASSWORD_CONFIG))
+        .isInstanceOf(Password.class);
+    assertThat(config.values().toString()).doesNotContain(secret);
+
+    // the memory store refuses a password key, quoting the value it refused
+    Config result = new QueueSourceConnector().validate(props);
+    ConfigValue password =
+        result.configValues().stream()
+            .filter(v -> v.name().equals(QueueSourceConfig.STORE_PASSWORD_CONFIG))
+            .findFirst()
+            .orElseThrow();
+    assertThat(password.errorMessages()).singleElement().asString().contains("[hidden]");
+    for (ConfigValue v : result.configValues()) {
+      assertThat(String.valueOf(v.value()) + v.errorMessages()).as(v.name()).doesNotContain(secret);
+    }
   }
 
   @Test

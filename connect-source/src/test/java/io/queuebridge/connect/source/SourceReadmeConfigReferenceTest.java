@@ -2,7 +2,7 @@ package io.queuebridge.connect.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.connect.sink.ConfigReference;
+import io.queuebridge.connect.common.ConfigReference;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

@@ -60,18 +60,42 @@ class ExampleConfigTest {
   }
 
   @Test
-  void everyShippedExampleIsAValidCreationBodyWithOnlyTheStoreDirPlaceholder() throws IOException {
+  void everyShippedExampleIsAValidCreationBodyWithOnlyItsStorePlaceholders() throws IOException {
     Path connectors = Path.of("connectors");
     try (var files = Files.list(connectors)) {
       var examples = files.filter(f -> f.toString().endsWith(".json")).toList();
-      assertThat(examples).hasSizeGreaterThanOrEqualTo(4);
+      assertThat(examples).hasSizeGreaterThanOrEqualTo(6);
       for (Path file : examples) {
         ExampleConfig example = ExampleConfig.read(file);
-        assertThat(example.placeholders()).as(file.toString()).containsExactly("STORE_DIR");
-        assertThat(example.config(Map.of("STORE_DIR", "/var/lib/queue-bridge")))
+        Map<String, String> config;
+        if (file.getFileName().toString().contains("postgres")) {
+          assertThat(example.placeholders())
+              .as(file.toString())
+              .containsExactly("PG_SECRETS_FILE", "PG_URL", "PG_USER");
+          config =
+              example.config(
+                  Map.of(
+                      "PG_URL", "jdbc:postgresql://db:5432/qb",
+                      "PG_USER", "queuebridge",
+                      "PG_SECRETS_FILE", "/etc/kafka/qb.properties"));
+          assertThat(config)
+              .as(file.toString())
+              .containsEntry("queue.store.type", "postgres")
+              .containsEntry("queue.store.url", "jdbc:postgresql://db:5432/qb")
+              .containsEntry("queue.store.user", "queuebridge")
+              // the password comes from a config provider, never from the file itself
+              .containsEntry("queue.store.password", "${file:/etc/kafka/qb.properties:password}")
+              .doesNotContainKey("queue.store.path");
+        } else {
+          assertThat(example.placeholders()).as(file.toString()).containsExactly("STORE_DIR");
+          config = example.config(Map.of("STORE_DIR", "/var/lib/queue-bridge"));
+          assertThat(config)
+              .as(file.toString())
+              .containsEntry("queue.store.path", "/var/lib/queue-bridge");
+        }
+        assertThat(config)
             .as(file.toString())
-            .containsKeys("connector.class", "tasks.max", "queue.store.path")
-            .containsEntry("queue.store.path", "/var/lib/queue-bridge")
+            .containsKeys("connector.class", "tasks.max")
             .containsEntry(
                 "key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter")
             .containsEntry(

@@ -101,7 +101,12 @@ class PluginArchiveIT {
         .contains(
             "connect-sink-" + version + ".jar",
             "connect-source-" + version + ".jar",
-            "queue-core-" + version + ".jar")
+            "connect-common-" + version + ".jar",
+            "queue-core-" + version + ".jar",
+            // the shared store, so that queue.store.type=postgres works from plugin.path
+            "queue-store-postgres-" + version + ".jar",
+            "postgresql-" + PluginUnderTest.dependencyVersion("postgresql") + ".jar",
+            "HikariCP-" + PluginUnderTest.dependencyVersion("hikaricp") + ".jar")
         .allSatisfy(jar -> assertThat(jar).endsWith(".jar"));
     assertThat(names(dir.resolve("doc"))).contains("README.md", "LICENSE");
   }
@@ -122,6 +127,16 @@ class PluginArchiveIT {
       }
     }
     assertThat(offending).isEmpty();
+  }
+
+  @Test
+  void postgresStoreJarRegistersItsProviderForServiceLoading() throws IOException {
+    Path jar =
+        PluginUnderTest.dir()
+            .resolve("lib")
+            .resolve("queue-store-postgres-" + PluginUnderTest.version() + ".jar");
+    assertThat(serviceEntries(jar, "io.queuebridge.core.store.QueueStoreProvider"))
+        .containsExactly("io.queuebridge.store.postgres.PostgresStoreProvider");
   }
 
   @Test
@@ -151,13 +166,14 @@ class PluginArchiveIT {
             QuickstartRun.RESTORE_EXAMPLE,
             DLQ_EXAMPLE);
     assertThat(names(etc)).isEqualTo(union(sources, Set.of("README.md")));
+    assertThat(sources).contains("sink-postgres.json", "source-postgres.json");
     for (String example : sources) {
       assertThat(etc.resolve(example))
           .as(example)
           .hasSameBinaryContentAs(PluginUnderTest.exampleSources().resolve(example));
       assertThat(ExampleConfig.read(etc.resolve(example)).placeholders())
           .as("placeholders of %s", example)
-          .containsOnly("STORE_DIR");
+          .containsAnyOf("STORE_DIR", "PG_URL");
     }
   }
 

@@ -22,6 +22,14 @@ final class PluginUnderTest {
     return property("queuebridge.version");
   }
 
+  /**
+   * The version of a third-party dependency the archive ships, as the root pom manages it ({@code
+   * postgresql}, {@code hikaricp}).
+   */
+  static String dependencyVersion(String name) {
+    return property("queuebridge." + name + ".version");
+  }
+
   /** The unpacked archive, {@code connect-plugin/target/plugin/queue-bridge-<version>}. */
   static Path dir() {
     Path dir = Path.of(property("queuebridge.plugin.dir"));
@@ -58,11 +66,23 @@ final class PluginUnderTest {
    * {@code plugin.discovery=service_load}, started.
    */
   static EmbeddedConnectCluster startWorker(String name) {
+    return startWorkers(name, 1, Map.of());
+  }
+
+  /**
+   * Like {@link #startWorker}, with {@code workers} workers in one Connect group and {@code
+   * extraWorkerProps} on top of the defaults. A departed worker's tasks are reassigned after 3 s
+   * ({@code scheduled.rebalance.max.delay.ms}), not the default 5 minutes.
+   */
+  static EmbeddedConnectCluster startWorkers(
+      String name, int workers, Map<String, String> extraWorkerProps) {
     Map<String, String> worker = new HashMap<>();
     worker.put("plugin.path", dir().getParent().toString());
     worker.put("plugin.discovery", "service_load");
     worker.put("offset.flush.interval.ms", "1000");
     worker.put("exactly.once.source.support", "enabled");
+    worker.put("scheduled.rebalance.max.delay.ms", "3000");
+    worker.putAll(extraWorkerProps);
     Properties broker = new Properties();
     broker.put("transaction.state.log.replication.factor", "1");
     broker.put("transaction.state.log.min.isr", "1");
@@ -71,7 +91,7 @@ final class PluginUnderTest {
     EmbeddedConnectCluster cluster =
         new EmbeddedConnectCluster.Builder()
             .name(name)
-            .numWorkers(1)
+            .numWorkers(workers)
             .numBrokers(1)
             .brokerProps(broker)
             .workerProps(worker)

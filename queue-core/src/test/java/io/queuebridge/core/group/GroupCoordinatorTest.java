@@ -935,7 +935,8 @@ class GroupCoordinatorTest {
       clock.advance(Duration.ofMinutes(1));
       assertThat(groups.heartbeat("c1")).isEqualTo(1);
       assertThat(List.copyOf(counting.calls))
-          .as("no listing of queues or groups: the index names the one membership")
+          .as(
+              "no listing of queues or groups: the index names the one membership, refreshed in its group's atomic section")
           .containsExactly("atomically", "getGroup", "registerConsumer");
       assertThat(state("q2", "g7").consumers().get("c1").lastHeartbeat())
           .isEqualTo(clock.instant());

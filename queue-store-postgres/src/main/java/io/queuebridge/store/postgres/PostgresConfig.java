@@ -1,11 +1,17 @@
 package io.queuebridge.store.postgres;
 
 import io.queuebridge.core.InvalidConfigException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Pattern;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * A validated PostgreSQL store configuration (the keys of {@link PostgresStoreProvider}).
@@ -168,15 +174,42 @@ final class PostgresConfig {
     return pollIntervalMs;
   }
 
-  /** {@code postgres:<url without parameters>#<schema>}: the store identity, without secrets. */
-  String identity() {
+  /** {@code postgres:<url without parameters>#<schema>}: where the store is, without secrets. */
+  String location() {
     int q = url.indexOf('?');
     return "postgres:" + (q < 0 ? url : url.substring(0, q)) + "#" + schema;
   }
 
+  /**
+   * The sharing identity: the {@link #location}, the user and a fingerprint of the password, so
+   * that a configuration with other credentials never borrows a store another configuration opened
+   * (a wrong password must fail, not ride on an open pool). The fingerprint is an HMAC under a key
+   * drawn at random once per JVM: stable within the process, which is all sharing needs, and of no
+   * use for guessing the password.
+   */
+  String identity() {
+    return description() + " credential " + fingerprint(password);
+  }
+
   /** A description for logs; no password. */
   String description() {
-    return identity() + (user == null ? "" : " as " + user);
+    return location() + (user == null ? "" : " as " + user);
+  }
+
+  private static final byte[] FINGERPRINT_KEY = new SecureRandom().generateSeed(32);
+
+  private static String fingerprint(String secret) {
+    if (secret == null) {
+      return "none";
+    }
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(FINGERPRINT_KEY, "HmacSHA256"));
+      byte[] h = mac.doFinal(secret.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(h, 0, 8);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is a required JDK algorithm", e);
+    }
   }
 
   /** The LISTEN/NOTIFY channel of this store (an identifier: schema names are validated). */

@@ -30,8 +30,10 @@ import java.util.Map;
  *       sleeps between tail checks when no notification arrives, 10 .. 60000</td></tr>
  * </table>
  *
- * <p><b>Sharing.</b> {@link #identity} is {@code postgres:<url without parameters>#<schema>}:
- * configurations naming the same database and schema share one open store in a worker.
+ * <p><b>Sharing.</b> {@link #identity} is {@code postgres:<url without parameters>#<schema>}, the
+ * user and a per-process fingerprint of the password: configurations naming the same database and
+ * schema with the same credentials share one open store in a worker; other credentials open their
+ * own (a wrong password fails instead of borrowing a pool).
  *
  * <p>Stateless and thread-safe.
  */

@@ -126,14 +126,21 @@ class PostgresStoreProviderTest {
   }
 
   @Test
-  void identityIsTheUrlWithoutParametersAndTheSchema() {
-    assertThat(provider.identity(valid())).isEqualTo("postgres:" + URL + "#queuebridge");
+  void identityIsTheLocationUserAndACredentialFingerprintNeverTheSecret() {
+    String id = provider.identity(valid());
+    assertThat(id).startsWith("postgres:" + URL + "#queuebridge");
+    assertThat(id).doesNotContain(SECRET);
+    assertThat(provider.identity(valid())).as("stable in the process").isEqualTo(id);
     assertThat(provider.identity(with("url", URL + "?ssl=true")))
-        .isEqualTo(provider.identity(valid()));
-    assertThat(provider.identity(with("schema", "other"))).isEqualTo("postgres:" + URL + "#other");
+        .as("URL parameters do not name another store")
+        .isEqualTo(id);
+    assertThat(provider.identity(with("schema", "other"))).startsWith("postgres:" + URL + "#other");
     assertThat(provider.identity(with("user", "someone-else")))
-        .isEqualTo(provider.identity(valid()));
-    assertThat(provider.identity(valid())).doesNotContain(SECRET);
+        .as("other credentials never share an open store")
+        .isNotEqualTo(id);
+    assertThat(provider.identity(with("password", SECRET + "-wrong")))
+        .as("a wrong password must fail on its own, not borrow the open pool")
+        .isNotEqualTo(id);
   }
 
   @Test

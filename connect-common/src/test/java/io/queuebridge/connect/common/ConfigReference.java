@@ -1,4 +1,4 @@
-package io.queuebridge.connect.sink;
+package io.queuebridge.connect.common;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,8 +11,9 @@ import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 
 /**
- * Renders a {@link ConfigDef} as Markdown tables, one per group in definition order, and keeps a
- * generated section of a committed document in step with it. Used by the connectors' drift tests.
+ * Renders a {@link ConfigDef} as Markdown tables, one per group in definition order (internal keys
+ * left out: they are not for users), and keeps a generated section of a committed document in step
+ * with it. Used by the connectors' drift tests.
  */
 public final class ConfigReference {
   private ConfigReference() {}
@@ -26,6 +27,9 @@ public final class ConfigReference {
     List<ConfigDef.ConfigKey> keys = new ArrayList<>(def.configKeys().values());
     keys.sort((a, b) -> Integer.compare(a.orderInGroup, b.orderInGroup));
     for (ConfigDef.ConfigKey key : keys) {
+      if (key.internalConfig) {
+        continue;
+      }
       byGroup
           .computeIfAbsent(key.group == null ? "Other" : key.group, g -> new ArrayList<>())
           .add(key);
