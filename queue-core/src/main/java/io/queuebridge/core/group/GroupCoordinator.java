@@ -954,9 +954,10 @@ public final class GroupCoordinator {
    * those of {@link GroupDelivery#ack()} — settle once; in queue mode fenced by holder and delivery
    * count, removes the pending entry and advances the committed offset (B §3.7); in stream mode
    * checkpoints when the group auto-commits — but the whole batch takes the coordinator's lock
-   * once, runs in one {@link ConsumerGroupStore#atomically} section and reads the time once. A pull
-   * consumer that handles a claimed batch before settling it (the source connector, a batch job)
-   * pays one round trip instead of one per message.
+   * once, runs in one {@link ConsumerGroupStore#atomically} section, reads the time once and makes
+   * one {@link ConsumerGroupStore#acknowledgeAllPending} call per holder. A pull consumer that
+   * handles a claimed batch before settling it (the source connector, a batch job) pays one round
+   * trip instead of one per message.
    *
    * <p><b>Partial success.</b> Every delivery that can be acked is acked, whatever happens to the
    * others; the ones that cannot are skipped and returned, in the collection's order:
@@ -1059,24 +1060,44 @@ public final class GroupCoordinator {
     long checkpoint = -1;
     int removed = 0;
     int count = 0;
+    boolean[] seen = new boolean[batch.length];
     for (int i = 0; i < batch.length; i++) {
       GroupDelivery d = batch[i];
-      if (!owned[i]) {
+      if (!owned[i] || seen[i]) {
         continue;
       }
       if (d.mode() == GroupMode.STREAM) {
         checkpoint = Math.max(checkpoint, d.offset() + 1);
-      } else {
-        try {
-          groups.acknowledgePending(
-              queue, group, d.consumerId(), d.offset(), d.deliveryCount(), now);
-        } catch (PendingEntryNotFoundException stale) {
-          continue; // no longer held by this delivery: reported, nothing changed
-        }
-        removed++;
+        acked[i] = true;
+        count++;
+        continue;
       }
-      acked[i] = true;
-      count++;
+      // One fenced store call for every delivery of this holder (usually the whole batch).
+      String holder = d.consumerId();
+      int[] index = new int[batch.length - i];
+      int n = 0;
+      for (int j = i; j < batch.length; j++) {
+        GroupDelivery e = batch[j];
+        if (owned[j] && !seen[j] && e.mode() == GroupMode.QUEUE && e.consumerId().equals(holder)) {
+          seen[j] = true;
+          index[n++] = j;
+        }
+      }
+      long[] offsets = new long[n];
+      int[] counts = new int[n];
+      for (int k = 0; k < n; k++) {
+        offsets[k] = batch[index[k]].offset();
+        counts[k] = batch[index[k]].deliveryCount();
+      }
+      boolean[] done = new boolean[n];
+      groups.acknowledgeAllPending(queue, group, holder, offsets, counts, done, now);
+      for (int k = 0; k < n; k++) {
+        if (done[k]) { // else no longer held by this delivery: nothing changed, reported
+          acked[index[k]] = true;
+          removed++;
+          count++;
+        }
+      }
     }
     if (checkpoint >= 0) {
       checkpoint(queue, group, checkpoint, now);

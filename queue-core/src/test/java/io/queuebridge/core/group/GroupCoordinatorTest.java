@@ -1218,9 +1218,8 @@ class GroupCoordinatorTest {
       counting.calls.clear();
       assertThat(groups.ackAll(List.of(ds.get(2), ds.get(0), ds.get(1)))).isEmpty();
       assertThat(List.copyOf(counting.calls))
-          .as("one atomic section, one fenced removal per delivery inside it")
-          .containsExactly(
-              "atomically", "acknowledgePending", "acknowledgePending", "acknowledgePending");
+          .as("one atomic section, one fenced batch removal for the holder inside it")
+          .containsExactly("atomically", "acknowledgeAllPending");
       assertThat(ds).allMatch(GroupDelivery::isSettled);
       ConsumerGroupState g = state("q", "g");
       assertThat(g.pending()).isEmpty();
@@ -1395,9 +1394,7 @@ class GroupCoordinatorTest {
                   ConsumerGroupStore.class.getClassLoader(),
                   new Class<?>[] {ConsumerGroupStore.class},
                   (p, method, args) -> {
-                    if (fail[0]
-                        && method.getName().equals("acknowledgePending")
-                        && (long) args[3] == 1L) {
+                    if (fail[0] && method.getName().equals("acknowledgeAllPending")) {
                       fail[0] = false;
                       throw new QueueStoreException("q", "disk on fire");
                     }
@@ -1415,13 +1412,28 @@ class GroupCoordinatorTest {
           .hasMessageContaining("disk on fire");
       assertThat(ds).noneMatch(GroupDelivery::isSettled);
       assertThat(groups.metrics().acks()).isZero();
-      assertThat(state("q", "g").pending())
-          .as("offsets 1 and 2 are still held (this store is not transactional: 0 went)")
-          .extracting(PendingEntry::offset)
-          .containsExactly(1L, 2L);
-      assertThatThrownBy(ds.get(0)::ack).isInstanceOf(MessageNotPendingException.class);
-      ds.get(1).ack(); // unsettled again: a retry settles it
-      assertThat(ds.get(1).isSettled()).isTrue();
+      assertThat(groups.metrics().pelSize()).isEqualTo(3);
+      assertThat(state("q", "g").pending()).hasSize(3);
+      assertThat(groups.ackAll(ds)).as("unsettled again: a retry settles them").isEmpty();
+      assertThat(ds).allMatch(GroupDelivery::isSettled);
+      assertThat(groups.metrics().acks()).isEqualTo(3);
+    }
+
+    @Test
+    void deliveriesOfSeveralHoldersAreAckedWithOneStoreCallPerHolder() {
+      createQueue("q");
+      appendAll("q", 4);
+      counted(clock);
+      joinQueue("q", "g", "c1");
+      joinQueue("q", "g", "c2");
+      List<GroupDelivery> c1 = claim("q", "g", "c1", 2);
+      List<GroupDelivery> c2 = claim("q", "g", "c2", 2);
+      counting.calls.clear();
+      assertThat(groups.ackAll(List.of(c1.get(0), c2.get(0), c1.get(1), c2.get(1)))).isEmpty();
+      assertThat(List.copyOf(counting.calls))
+          .containsExactly("atomically", "acknowledgeAllPending", "acknowledgeAllPending");
+      assertThat(state("q", "g").pending()).isEmpty();
+      assertThat(state("q", "g").committed()).isEqualTo(4);
     }
   }
 
