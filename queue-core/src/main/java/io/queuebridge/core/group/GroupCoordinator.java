@@ -1018,11 +1018,10 @@ public final class GroupCoordinator {
                 + queue);
       }
     }
-    boolean[] owned = new boolean[batch.length];
+    byte[] state = new byte[batch.length]; // SKIPPED, or OWNED then ACKED or REFUSED
     for (int i = 0; i < batch.length; i++) {
-      owned[i] = batch[i].beginSettling();
+      state[i] = batch[i].beginSettling() ? OWNED : SKIPPED;
     }
-    boolean[] acked = new boolean[batch.length];
     boolean applied = false;
     try {
       long start = System.nanoTime();
@@ -1031,55 +1030,63 @@ public final class GroupCoordinator {
           group,
           start,
           metrics.ackLatencyNanos,
-          () -> ackAllLocked(queue, group, batch, owned, acked, time.at(start)));
+          () -> ackAllLocked(queue, group, batch, state, time.at(start)));
       applied = true;
     } finally {
       for (int i = 0; i < batch.length; i++) {
-        if (owned[i]) {
-          batch[i].endSettling(applied && acked[i]);
+        if (state[i] != SKIPPED) {
+          batch[i].endSettling(applied && state[i] == ACKED);
         }
       }
     }
-    List<GroupDelivery> notAcked = new ArrayList<>(0);
+    List<GroupDelivery> notAcked = null;
     for (int i = 0; i < batch.length; i++) {
-      if (!acked[i]) {
+      if (state[i] != ACKED) {
+        if (notAcked == null) {
+          notAcked = new ArrayList<>();
+        }
         notAcked.add(batch[i]);
       }
     }
-    return notAcked;
+    return notAcked == null ? List.of() : notAcked;
   }
 
-  /** {@link #ackAll}'s locked section: marks in {@code acked} what it acked. */
+  /** {@link #ackAll}'s per-delivery states. */
+  private static final byte SKIPPED = 0; // its settlement had started or succeeded: not ours
+
+  private static final byte OWNED = 1; // ours to settle, not (yet) acked
+  private static final byte GATHERED = 2; // in the holder batch being sent to the store
+  private static final byte ACKED = 3;
+  private static final byte REFUSED = 4; // no longer held by this delivery: nothing changed
+
+  /** {@link #ackAll}'s locked section: moves the deliveries it acks to {@code ACKED}. */
   private Void ackAllLocked(
-      String queue,
-      String group,
-      GroupDelivery[] batch,
-      boolean[] owned,
-      boolean[] acked,
-      Instant now) {
+      String queue, String group, GroupDelivery[] batch, byte[] state, Instant now) {
     long checkpoint = -1;
     int removed = 0;
     int count = 0;
-    boolean[] seen = new boolean[batch.length];
+    int[] index = null;
     for (int i = 0; i < batch.length; i++) {
       GroupDelivery d = batch[i];
-      if (!owned[i] || seen[i]) {
+      if (state[i] != OWNED) {
         continue;
       }
       if (d.mode() == GroupMode.STREAM) {
         checkpoint = Math.max(checkpoint, d.offset() + 1);
-        acked[i] = true;
+        state[i] = ACKED;
         count++;
         continue;
       }
       // One fenced store call for every delivery of this holder (usually the whole batch).
       String holder = d.consumerId();
-      int[] index = new int[batch.length - i];
+      if (index == null) {
+        index = new int[batch.length];
+      }
       int n = 0;
       for (int j = i; j < batch.length; j++) {
         GroupDelivery e = batch[j];
-        if (owned[j] && !seen[j] && e.mode() == GroupMode.QUEUE && e.consumerId().equals(holder)) {
-          seen[j] = true;
+        if (state[j] == OWNED && e.mode() == GroupMode.QUEUE && e.consumerId().equals(holder)) {
+          state[j] = GATHERED;
           index[n++] = j;
         }
       }
@@ -1092,8 +1099,8 @@ public final class GroupCoordinator {
       boolean[] done = new boolean[n];
       groups.acknowledgeAllPending(queue, group, holder, offsets, counts, done, now);
       for (int k = 0; k < n; k++) {
-        if (done[k]) { // else no longer held by this delivery: nothing changed, reported
-          acked[index[k]] = true;
+        state[index[k]] = done[k] ? ACKED : REFUSED;
+        if (done[k]) {
           removed++;
           count++;
         }

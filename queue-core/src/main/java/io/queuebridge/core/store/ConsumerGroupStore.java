@@ -270,21 +270,8 @@ public interface ConsumerGroupStore {
       int[] deliveryCounts,
       boolean[] removed,
       Instant now) {
-    Objects.requireNonNull(consumerId, "consumerId");
-    Objects.requireNonNull(now, "now");
-    if (offsets.length != deliveryCounts.length || offsets.length != removed.length) {
-      throw new IllegalArgumentException(
-          "acknowledgeAllPending of group "
-              + groupId
-              + " on queue "
-              + queue
-              + ": offsets, deliveryCounts and removed must have one length, got "
-              + offsets.length
-              + ", "
-              + deliveryCounts.length
-              + " and "
-              + removed.length);
-    }
+    StoreChecks.checkAcknowledgeAll(
+        queue, groupId, consumerId, offsets, deliveryCounts, removed, now);
     long committed = -1;
     for (int i = 0; i < offsets.length; i++) {
       try {

@@ -8,6 +8,7 @@ import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.GroupTable;
 import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.StoreChecks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -217,13 +218,8 @@ final class MemoryGroupStore implements ConsumerGroupStore {
       int[] deliveryCounts,
       boolean[] removed,
       Instant now) {
-    Objects.requireNonNull(consumerId, "consumerId");
-    Objects.requireNonNull(now, "now");
-    if (offsets.length != deliveryCounts.length || offsets.length != removed.length) {
-      // the interface's default reports it, before any change
-      return ConsumerGroupStore.super.acknowledgeAllPending(
-          queue, groupId, consumerId, offsets, deliveryCounts, removed, now);
-    }
+    StoreChecks.checkAcknowledgeAll(
+        queue, groupId, consumerId, offsets, deliveryCounts, removed, now);
     GroupData d = data(queue, groupId);
     synchronized (d) {
       return d.live().acknowledgeAll(consumerId, offsets, deliveryCounts, removed, now);
