@@ -1001,10 +1001,15 @@ public final class GroupCoordinator {
     if (batch.length == 0) {
       return List.of();
     }
-    String queue = Objects.requireNonNull(batch[0], "delivery 0").queue();
+    for (int i = 0; i < batch.length; i++) {
+      if (batch[i] == null) {
+        throw new NullPointerException("delivery " + i + " of the batch is null");
+      }
+    }
+    String queue = batch[0].queue();
     String group = batch[0].group();
     for (int i = 0; i < batch.length; i++) {
-      GroupDelivery d = Objects.requireNonNull(batch[i], "delivery " + i);
+      GroupDelivery d = batch[i];
       if (d.coordinator() != this || !d.queue().equals(queue) || !d.group().equals(group)) {
         throw new IllegalArgumentException(
             "ackAll settles deliveries of one group of this coordinator: delivery "
