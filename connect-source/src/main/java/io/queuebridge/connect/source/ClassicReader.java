@@ -234,16 +234,42 @@ final class ClassicReader extends QueueReader {
         p.delivery.ack();
       }
     } catch (MessageNotPendingException | DeliveryAlreadySettledException e) {
-      ctx.metrics().claimsLost(1);
-      log.warn(
-          "Queue '{}' offset {}: the claim was lost before Kafka accepted the record (it was"
-              + " redelivered after the visibility timeout of {}), so it may appear twice in Kafka",
-          queue,
-          p.delivery.offset(),
-          visibility);
+      claimLost(p.delivery);
     } finally {
       ctx.inFlight().removed(p.bytes);
     }
+  }
+
+  /**
+   * Acknowledges deliveries Kafka accepted (none of them poison) with one {@link
+   * io.queuebridge.core.group.GroupCoordinator#ackAll}: one locked section for the batch the
+   * housekeeper drained, with the same outcome per delivery as {@link #settle}. Housekeeping
+   * thread.
+   */
+  void acknowledgeAll(List<Pending> accepted) {
+    List<GroupDelivery> deliveries = new ArrayList<>(accepted.size());
+    for (Pending p : accepted) {
+      deliveries.add(p.delivery);
+    }
+    try {
+      for (GroupDelivery lost : ctx.groups().ackAll(deliveries)) {
+        claimLost(lost);
+      }
+    } finally {
+      for (Pending p : accepted) {
+        ctx.inFlight().removed(p.bytes);
+      }
+    }
+  }
+
+  private void claimLost(GroupDelivery d) {
+    ctx.metrics().claimsLost(1);
+    log.warn(
+        "Queue '{}' offset {}: the claim was lost before Kafka accepted the record (it was"
+            + " redelivered after the visibility timeout of {}), so it may appear twice in Kafka",
+        queue,
+        d.offset(),
+        visibility);
   }
 
   /** Gives up a pending entry without acknowledging it (the task stops). */

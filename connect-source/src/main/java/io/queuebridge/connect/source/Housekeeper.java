@@ -2,7 +2,9 @@ package io.queuebridge.connect.source;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -113,13 +115,18 @@ final class Housekeeper implements AutoCloseable {
       } catch (InterruptedException e) {
         stopping = true;
       }
+      Map<ClassicReader, List<ClassicReader.Pending>> accepted = new LinkedHashMap<>();
       for (Settlement s : batch) {
         if (s == STOP) {
           stopping = true;
-        } else {
+        } else if (s.pending().poisonReason != null) {
           guarded("acknowledging", () -> s.reader().settle(s.pending()));
+        } else {
+          accepted.computeIfAbsent(s.reader(), r -> new ArrayList<>()).add(s.pending());
         }
       }
+      // One batch acknowledgement (one locked section) per reader for what was drained together.
+      accepted.forEach((r, ps) -> guarded("acknowledging", () -> r.acknowledgeAll(ps)));
       batch.clear();
       now = System.nanoTime();
       if (renewing && now - nextRenew >= 0) {

@@ -150,6 +150,35 @@ class ClassicReaderTest {
   }
 
   @Test
+  void deliveriesKafkaAcceptedTogetherAreAcknowledgedInOneBatchAndALostClaimIsReported() {
+    append(3);
+    ClassicReader reader = reader(3, 3);
+    List<SourceRecord> out = new ArrayList<>();
+    assertThat(reader.read(out, 10, clock.instant())).isEqualTo(3);
+    groups.join(QUEUE, null, GROUP, "thief", CursorOption.resume(GroupMode.QUEUE));
+    clock.advance(VISIBILITY);
+    List<GroupDelivery> stolen = groups.claimBatch(QUEUE, GROUP, "thief", 1);
+    assertThat(stolen).as("offset 0 redelivered to another member").hasSize(1);
+    assertThat(stolen.get(0).offset()).isZero();
+    append(3);
+    assertThat(reader.read(out, 10, clock.instant())).as("in-flight budget used up").isZero();
+    for (int i = 0; i < 3; i++) {
+      reader.committed(out.get(i), i + 1, true);
+    }
+    long acksBefore = groups.metrics().acks();
+    reader.acknowledgeAll(handedOver);
+    assertThat(groups.metrics().acks() - acksBefore).isEqualTo(2);
+    assertThat(pending())
+        .as("the stolen claim stays with its new holder; 1 and 2 are acked")
+        .singleElement()
+        .satisfies(e -> assertThat(e.consumerId()).isEqualTo("thief"));
+    assertThat(handedOver.get(0).delivery.isSettled()).isFalse();
+    assertThat(reader.read(out, 10, clock.instant()))
+        .as("all three gave their in-flight room back, the lost one included")
+        .isEqualTo(3);
+  }
+
+  @Test
   void theInFlightBudgetStopsClaimsUntilAcknowledgementsGiveRoomBack() {
     append(5);
     ClassicReader reader = reader(2, 3);

@@ -37,6 +37,12 @@ import org.openjdk.jmh.infra.Blackhole;
  * {@code reference}: the same messages handed from a producer to a consumer through an {@link
  * ArrayBlockingQueue}. Both bound the backlog to {@value #BACKLOG} messages. The figure to compare
  * is the {@code consumed} counter: messages settled (engine) or taken (reference) per second.
+ *
+ * <p>Diagnostic variant {@code engineCountedBacklog}: the same engine hand-off, but the producer
+ * bounds the backlog by two counters the threads publish (messages appended, messages settled)
+ * instead of reading the group's committed offset through {@link GroupCoordinator#group} on every
+ * invocation. It isolates the cost of that read — the group store's monitor, which the consumer's
+ * claims and acks take too, and a snapshot rebuilt after every ack — from the engine's own cost.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
@@ -83,6 +89,8 @@ public class GroupHandoffBenchmark {
     GroupCoordinator groups;
     Message message;
     int invocations;
+    volatile long appended;
+    volatile long settled;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -149,6 +157,30 @@ public class GroupHandoffBenchmark {
     if ((++e.invocations & 1023) == 0) {
       e.groups.retentionPass();
     }
+  }
+
+  @Benchmark
+  @Group("engineCountedBacklog")
+  @GroupThreads(1)
+  public void countedProducer(Engine e, Counters c) {
+    if (e.appended - e.settled >= BACKLOG) {
+      Thread.yield(); // backlog full: let the consumer run
+      return;
+    }
+    for (int i = 0; i < BATCH; i++) {
+      e.store.append(QUEUE, e.message);
+    }
+    e.appended += BATCH; // single writer
+    c.produced += BATCH;
+  }
+
+  @Benchmark
+  @Group("engineCountedBacklog")
+  @GroupThreads(1)
+  public void countedConsumer(Engine e, Counters c, Blackhole bh) {
+    long before = c.consumed;
+    engineConsumer(e, c, bh);
+    e.settled += c.consumed - before; // single writer
   }
 
   @Benchmark

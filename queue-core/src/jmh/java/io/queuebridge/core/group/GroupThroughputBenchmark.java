@@ -10,6 +10,7 @@ import io.queuebridge.core.store.Storage;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +36,11 @@ import org.openjdk.jmh.infra.Blackhole;
  * ArrayBlockingQueue} (offer the batch, poll it). Both run on one thread; throughput is in messages
  * per second ({@code @OperationsPerInvocation(BATCH)}).
  *
+ * <p>Batch settlement: {@code appendClaimAckAll} settles each claimed batch with one {@link
+ * GroupCoordinator#ackAll} instead of one {@code ack()} per delivery; its fair reference, {@code
+ * arrayBlockingQueueDrainTo}, takes each batch off the hand-off queue with one {@link
+ * ArrayBlockingQueue#drainTo} instead of one {@code poll()} per message.
+ *
  * <p>The log is truncated to the committed offset every 1024 invocations by the coordinator's
  * retention pass (the round trip includes the retention cost, and the heap stays bounded).
  */
@@ -58,6 +64,7 @@ public class GroupThroughputBenchmark {
   private GroupCoordinator groups;
   private Message message;
   private ArrayBlockingQueue<Message> handoff;
+  private final List<Message> drained = new ArrayList<>(BATCH);
   private int invocations;
 
   @Setup(Level.Trial)
@@ -105,6 +112,47 @@ public class GroupThroughputBenchmark {
     }
     if ((++invocations & 1023) == 0) {
       groups.retentionPass();
+    }
+  }
+
+  /** The engine with batch settlement: append BATCH messages, claim them, ack them in one call. */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void appendClaimAckAll(Blackhole bh) {
+    for (int i = 0; i < BATCH; i++) {
+      store.append(QUEUE, message);
+    }
+    List<GroupDelivery> claimed = groups.claimBatch(QUEUE, GROUP, CONSUMER, BATCH);
+    if (claimed.size() != BATCH) {
+      throw new IllegalStateException("claimed " + claimed.size() + " of " + BATCH);
+    }
+    List<GroupDelivery> notAcked = groups.ackAll(claimed);
+    if (!notAcked.isEmpty()) {
+      throw new IllegalStateException("not acked: " + notAcked);
+    }
+    for (GroupDelivery d : claimed) {
+      bh.consume(d.message());
+    }
+    if ((++invocations & 1023) == 0) {
+      groups.retentionPass();
+    }
+  }
+
+  /** The reference for {@link #appendClaimAckAll}: offer the batch, take it with one drainTo. */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void arrayBlockingQueueDrainTo(Blackhole bh) {
+    for (int i = 0; i < BATCH; i++) {
+      if (!handoff.offer(message)) {
+        throw new IllegalStateException("hand-off queue full");
+      }
+    }
+    drained.clear();
+    if (handoff.drainTo(drained, BATCH) != BATCH) {
+      throw new IllegalStateException("drained fewer than " + BATCH);
+    }
+    for (Message m : drained) {
+      bh.consume(m);
     }
   }
 

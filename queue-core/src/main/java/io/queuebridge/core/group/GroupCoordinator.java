@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -649,26 +650,24 @@ public final class GroupCoordinator {
   private int claim(String queue, String group, String consumerId, int n, List<GroupDelivery> out) {
     requireText("consumerId", consumerId);
     long start = System.nanoTime();
-    try {
-      return locked(
-          queue,
-          group,
-          () -> {
-            QueueConfig config = queues.getQueue(queue);
-            ConsumerGroupState g = groups.getGroup(queue, group);
-            requireMode(g, GroupMode.QUEUE);
-            Instant now = time.at(start);
-            touch(g, consumerId, now);
-            Duration visibility = visibility(config);
-            int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
-            if (out.size() < n) {
-              steal(config, g, consumerId, n, now, visibility, out);
-            }
-            return pelFull;
-          });
-    } finally {
-      metrics.claimLatencyNanos.add(System.nanoTime() - start);
-    }
+    return timed(
+        queue,
+        group,
+        start,
+        metrics.claimLatencyNanos,
+        () -> {
+          QueueConfig config = queues.getQueue(queue);
+          ConsumerGroupState g = groups.getGroup(queue, group);
+          requireMode(g, GroupMode.QUEUE);
+          Instant now = time.at(start);
+          touch(g, consumerId, now);
+          Duration visibility = visibility(config);
+          int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
+          if (out.size() < n) {
+            steal(config, g, consumerId, n, now, visibility, out);
+          }
+          return pelFull;
+        });
   }
 
   private int claimFromCursor(
@@ -925,31 +924,210 @@ public final class GroupCoordinator {
 
   void settleAck(GroupDelivery d) {
     long start = System.nanoTime();
-    try {
-      locked(
-          d.queue(),
-          d.group(),
-          () -> {
-            Instant now = time.at(start);
-            if (d.mode() == GroupMode.STREAM) {
-              ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
-              if (g.autoCommit() && d.offset() + 1 > g.committed()) {
-                groups.updateCommitted(d.queue(), d.group(), d.offset() + 1, now);
-              }
-            } else {
-              remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
-            }
-            return null;
-          });
-      metrics.acks.increment();
-    } finally {
-      metrics.ackLatencyNanos.add(System.nanoTime() - start);
+    timed(
+        d.queue(),
+        d.group(),
+        start,
+        metrics.ackLatencyNanos,
+        () -> {
+          Instant now = time.at(start);
+          if (d.mode() == GroupMode.STREAM) {
+            checkpoint(d.queue(), d.group(), d.offset() + 1, now);
+          } else {
+            remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
+          }
+          metrics.acks.increment();
+          return null;
+        });
+  }
+
+  /** A stream-mode ack: {@code committed = max(committed, next)} when the group auto-commits. */
+  private void checkpoint(String queue, String group, long next, Instant now) {
+    ConsumerGroupState g = groups.getGroup(queue, group);
+    if (g.autoCommit() && next > g.committed()) {
+      groups.updateCommitted(queue, group, next, now);
     }
   }
 
+  /**
+   * Acknowledges many deliveries of one group at once. Per delivery the effect and the rules are
+   * those of {@link GroupDelivery#ack()} — settle once; in queue mode fenced by holder and delivery
+   * count, removes the pending entry and advances the committed offset (B §3.7); in stream mode
+   * checkpoints when the group auto-commits — but the whole batch takes the coordinator's lock
+   * once, runs in one {@link ConsumerGroupStore#atomically} section, reads the time once and makes
+   * one {@link ConsumerGroupStore#acknowledgeAllPending} call per holder. A pull consumer that
+   * handles a claimed batch before settling it (the source connector, a batch job) pays one round
+   * trip instead of one per message.
+   *
+   * <p><b>Partial success.</b> Every delivery that can be acked is acked, whatever happens to the
+   * others; the ones that cannot are skipped and returned, in the collection's order:
+   *
+   * <ul>
+   *   <li>a delivery whose settlement already started or succeeded (by another call, or because it
+   *       appears twice in {@code deliveries}) is left as it is, and still {@link
+   *       GroupDelivery#isSettled()} if it was settled;
+   *   <li>a queue-mode delivery that no longer holds its message (stolen or redelivered since, or
+   *       already removed) changes nothing and is returned to unsettled, as a single ack that threw
+   *       {@link MessageNotPendingException} leaves it.
+   * </ul>
+   *
+   * <p><b>Metrics.</b> {@code acks} counts each delivery acked by this call; the PEL gauge drops by
+   * each entry removed; {@code ackLatencyNanos} grows once by the wall-clock time of the whole call
+   * (lock wait included), so {@link GroupMetrics#averageAckLatencyNanos()} charges each message of
+   * a batch an equal share of its call — the time the settlement cost per message, as a claimed
+   * batch's time is shared by its claim attempts — and never counts one call's time twice.
+   *
+   * <p><b>Failures.</b> If the store fails, or the queue or group is gone, the exception
+   * propagates, no ack is counted, and every delivery this call started to settle is returned to
+   * unsettled. A transactional store has then applied none of the batch; a store that is not
+   * transactional may have removed the entries of deliveries before the failing one, whose later
+   * ack then throws {@link MessageNotPendingException}: a delivery is never reported settled unless
+   * its settlement was applied.
+   *
+   * <p>Thread-safe; blocks for the coordinator's lock and does store I/O.
+   *
+   * @param deliveries deliveries this coordinator handed out, all of one queue and group, in any
+   *     order; empty means nothing happens (no lock, no metric)
+   * @return the deliveries this call did not ack; empty when it acked them all
+   * @throws NullPointerException if {@code deliveries} or one of them is null (nothing is settled)
+   * @throws IllegalArgumentException if a delivery is of another queue, group or coordinator than
+   *     the first one (nothing is settled)
+   * @throws GroupNotFoundException if the group no longer exists
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  public List<GroupDelivery> ackAll(Collection<GroupDelivery> deliveries) {
+    Objects.requireNonNull(deliveries, "deliveries");
+    GroupDelivery[] batch = deliveries.toArray(new GroupDelivery[0]);
+    if (batch.length == 0) {
+      return List.of();
+    }
+    for (int i = 0; i < batch.length; i++) {
+      if (batch[i] == null) {
+        throw new NullPointerException("delivery " + i + " of the batch is null");
+      }
+    }
+    String queue = batch[0].queue();
+    String group = batch[0].group();
+    for (int i = 0; i < batch.length; i++) {
+      GroupDelivery d = batch[i];
+      if (d.coordinator() != this || !d.queue().equals(queue) || !d.group().equals(group)) {
+        throw new IllegalArgumentException(
+            "ackAll settles deliveries of one group of this coordinator: delivery "
+                + i
+                + " is "
+                + d
+                + (d.coordinator() != this ? " of another coordinator" : "")
+                + ", expected group "
+                + group
+                + " of queue "
+                + queue);
+      }
+    }
+    byte[] state = new byte[batch.length]; // SKIPPED, or OWNED then ACKED or REFUSED
+    for (int i = 0; i < batch.length; i++) {
+      state[i] = batch[i].beginSettling() ? OWNED : SKIPPED;
+    }
+    boolean applied = false;
+    try {
+      long start = System.nanoTime();
+      timed(
+          queue,
+          group,
+          start,
+          metrics.ackLatencyNanos,
+          () -> ackAllLocked(queue, group, batch, state, time.at(start)));
+      applied = true;
+    } finally {
+      for (int i = 0; i < batch.length; i++) {
+        if (state[i] != SKIPPED) {
+          batch[i].endSettling(applied && state[i] == ACKED);
+        }
+      }
+    }
+    List<GroupDelivery> notAcked = null;
+    for (int i = 0; i < batch.length; i++) {
+      if (state[i] != ACKED) {
+        if (notAcked == null) {
+          notAcked = new ArrayList<>();
+        }
+        notAcked.add(batch[i]);
+      }
+    }
+    return notAcked == null ? List.of() : notAcked;
+  }
+
+  /** {@link #ackAll}'s per-delivery states. */
+  private static final byte SKIPPED = 0; // its settlement had started or succeeded: not ours
+
+  private static final byte OWNED = 1; // ours to settle, not (yet) acked
+  private static final byte GATHERED = 2; // in the holder batch being sent to the store
+  private static final byte ACKED = 3;
+  private static final byte REFUSED = 4; // no longer held by this delivery: nothing changed
+
+  /** {@link #ackAll}'s locked section: moves the deliveries it acks to {@code ACKED}. */
+  private Void ackAllLocked(
+      String queue, String group, GroupDelivery[] batch, byte[] state, Instant now) {
+    long checkpoint = -1;
+    int removed = 0;
+    int count = 0;
+    int[] index = null;
+    for (int i = 0; i < batch.length; i++) {
+      GroupDelivery d = batch[i];
+      if (state[i] != OWNED) {
+        continue;
+      }
+      if (d.mode() == GroupMode.STREAM) {
+        checkpoint = Math.max(checkpoint, d.offset() + 1);
+        state[i] = ACKED;
+        count++;
+        continue;
+      }
+      // One fenced store call for every delivery of this holder (usually the whole batch).
+      String holder = d.consumerId();
+      if (index == null) {
+        index = new int[batch.length];
+      }
+      int n = 0;
+      for (int j = i; j < batch.length; j++) {
+        GroupDelivery e = batch[j];
+        if (state[j] == OWNED && e.mode() == GroupMode.QUEUE && e.consumerId().equals(holder)) {
+          state[j] = GATHERED;
+          index[n++] = j;
+        }
+      }
+      long[] offsets = new long[n];
+      int[] counts = new int[n];
+      for (int k = 0; k < n; k++) {
+        offsets[k] = batch[index[k]].offset();
+        counts[k] = batch[index[k]].deliveryCount();
+      }
+      boolean[] done = new boolean[n];
+      groups.acknowledgeAllPending(queue, group, holder, offsets, counts, done, now);
+      for (int k = 0; k < n; k++) {
+        state[index[k]] = done[k] ? ACKED : REFUSED;
+        if (done[k]) {
+          removed++;
+          count++;
+        }
+      }
+    }
+    if (checkpoint >= 0) {
+      checkpoint(queue, group, checkpoint, now);
+    }
+    metrics.pelChanged(-removed);
+    metrics.acks.add(count);
+    return null;
+  }
+
   void settleNack(GroupDelivery d, Duration delay) {
-    locked(d.queue(), d.group(), () -> settleNackLocked(d, delay));
-    metrics.nacks.increment();
+    locked(
+        d.queue(),
+        d.group(),
+        () -> {
+          settleNackLocked(d, delay);
+          metrics.nacks.increment();
+          return null;
+        });
   }
 
   private Void settleNackLocked(GroupDelivery d, Duration delay) {
@@ -981,8 +1159,14 @@ public final class GroupCoordinator {
   }
 
   void settleReject(GroupDelivery d, String reason) {
-    locked(d.queue(), d.group(), () -> settleRejectLocked(d, reason));
-    metrics.rejects.increment();
+    locked(
+        d.queue(),
+        d.group(),
+        () -> {
+          settleRejectLocked(d, reason);
+          metrics.rejects.increment();
+          return null;
+        });
   }
 
   private Void settleRejectLocked(GroupDelivery d, String reason) {
@@ -1182,44 +1366,42 @@ public final class GroupCoordinator {
     requireText("consumerId", consumerId);
     int n = limit <= 0 ? settings.claimBatchSize() : limit;
     long start = System.nanoTime();
-    try {
-      return locked(
-          queue,
-          group,
-          () -> {
-            ConsumerGroupState g = groups.getGroup(queue, group);
-            requireMode(g, GroupMode.STREAM);
-            Instant now = time.at(start);
-            touch(g, consumerId, now);
-            long tail = queues.tail(queue);
-            long next = Math.max(g.cursor(), queues.head(queue));
-            List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
-            int examined = 0;
-            scan:
-            while (out.size() < n && next < tail && examined < SCAN_LIMIT) {
-              List<Message> chunk =
-                  queues.readBatch(queue, next, Math.min(n - out.size(), SCAN_LIMIT));
-              if (chunk.isEmpty()) {
-                break;
+    return timed(
+        queue,
+        group,
+        start,
+        metrics.claimLatencyNanos,
+        () -> {
+          ConsumerGroupState g = groups.getGroup(queue, group);
+          requireMode(g, GroupMode.STREAM);
+          Instant now = time.at(start);
+          touch(g, consumerId, now);
+          long tail = queues.tail(queue);
+          long next = Math.max(g.cursor(), queues.head(queue));
+          List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
+          int examined = 0;
+          scan:
+          while (out.size() < n && next < tail && examined < SCAN_LIMIT) {
+            List<Message> chunk =
+                queues.readBatch(queue, next, Math.min(n - out.size(), SCAN_LIMIT));
+            if (chunk.isEmpty()) {
+              break;
+            }
+            for (Message m : chunk) {
+              examined++;
+              next = m.offset() + 1;
+              if (m.isExpired(now) || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
+                continue;
               }
-              for (Message m : chunk) {
-                examined++;
-                next = m.offset() + 1;
-                if (m.isExpired(now) || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-                  continue;
-                }
-                out.add(new GroupDelivery(this, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
-                if (out.size() >= n) {
-                  break scan;
-                }
+              out.add(new GroupDelivery(this, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
+              if (out.size() >= n) {
+                break scan;
               }
             }
-            metrics.claimed(out.size(), out.size() < n);
-            return new StreamBatch(out, next);
-          });
-    } finally {
-      metrics.claimLatencyNanos.add(System.nanoTime() - start);
-    }
+          }
+          metrics.claimed(out.size(), out.size() < n);
+          return new StreamBatch(out, next);
+        });
   }
 
   /**
@@ -1485,6 +1667,22 @@ public final class GroupCoordinator {
     try {
       return groups.atomically(queue, group, body);
     } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * {@link #locked}, adding the time since {@code start} (taken before the lock) to {@code latency}
+   * before the lock is released: the metrics are single-writer counters updated under the lock
+   * ({@link MetricsRecorder}), so a latency added after the release could be lost to a racing one.
+   */
+  private <T> T timed(
+      String queue, String group, long start, MetricsRecorder.Counter latency, Supplier<T> body) {
+    lock.lock();
+    try {
+      return groups.atomically(queue, group, body);
+    } finally {
+      latency.add(System.nanoTime() - start);
       lock.unlock();
     }
   }

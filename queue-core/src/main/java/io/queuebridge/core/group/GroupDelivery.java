@@ -32,6 +32,9 @@ import java.util.Objects;
  * nothing otherwise; nack does nothing (replay is by seeking the cursor); reject moves the cursor
  * and the committed offset past the message.
  *
+ * <p><b>Batches.</b> {@link GroupCoordinator#ackAll} acknowledges many deliveries of one group in
+ * one locked section, under the same settle-once and fencing rules.
+ *
  * <p>Thread-safe. Settlements take the coordinator's lock and do store I/O.
  */
 public final class GroupDelivery {
@@ -189,7 +192,7 @@ public final class GroupDelivery {
   }
 
   private void settle(int action, Duration delay, String reason) {
-    if (!STATE.compareAndSet(this, UNSETTLED, SETTLING)) {
+    if (!beginSettling()) {
       throw new DeliveryAlreadySettledException(queue, group, offset());
     }
     boolean done = false;
@@ -201,8 +204,26 @@ public final class GroupDelivery {
       }
       done = true;
     } finally {
-      STATE.setRelease(this, done ? SETTLED : UNSETTLED); // only this thread owns SETTLING
+      endSettling(done);
     }
+  }
+
+  /** The coordinator that handed this delivery out ({@link GroupCoordinator#ackAll}). */
+  GroupCoordinator coordinator() {
+    return coordinator;
+  }
+
+  /**
+   * Moves this delivery from unsettled to settling; false (nothing changes) if a settlement already
+   * started or succeeded. The caller that gets true owns the delivery until {@link #endSettling}.
+   */
+  boolean beginSettling() {
+    return STATE.compareAndSet(this, UNSETTLED, SETTLING);
+  }
+
+  /** Ends a settlement begun by {@link #beginSettling}: settled if {@code done}, else unsettled. */
+  void endSettling(boolean done) {
+    STATE.setRelease(this, done ? SETTLED : UNSETTLED); // only the owner of SETTLING writes here
   }
 
   @Override

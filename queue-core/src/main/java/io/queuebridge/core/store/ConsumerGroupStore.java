@@ -248,6 +248,44 @@ public interface ConsumerGroupStore {
   }
 
   /**
+   * {@link #acknowledgePending} for several entries {@code consumerId} holds in one group: for each
+   * {@code i} in order, the entry at {@code offsets[i]} is removed if {@code consumerId} holds it
+   * with {@code deliveryCounts[i]} deliveries, and {@code removed[i]} is set to whether it was; a
+   * refused entry changes nothing and does not stop the others. The committed offset ends where
+   * that many {@link #acknowledgePending} calls in order would leave it (B §3.7), at {@code now}.
+   * The engine's batch acknowledgement ({@code GroupCoordinator.ackAll}) calls it once per holder.
+   * The default makes one {@link #acknowledgePending} call per offset; a store overriding it may
+   * apply the batch as one change (and should, for speed), with the same result.
+   *
+   * @param removed filled in by the call; same length as {@code offsets}
+   * @return the committed offset after the call
+   * @throws IllegalArgumentException if the three arrays differ in length (nothing changes)
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default long acknowledgeAllPending(
+      String queue,
+      String groupId,
+      String consumerId,
+      long[] offsets,
+      int[] deliveryCounts,
+      boolean[] removed,
+      Instant now) {
+    StoreChecks.checkAcknowledgeAll(
+        queue, groupId, consumerId, offsets, deliveryCounts, removed, now);
+    long committed = -1;
+    for (int i = 0; i < offsets.length; i++) {
+      try {
+        committed =
+            acknowledgePending(queue, groupId, consumerId, offsets[i], deliveryCounts[i], now);
+        removed[i] = true;
+      } catch (PendingEntryNotFoundException refused) {
+        removed[i] = false;
+      }
+    }
+    return committed >= 0 ? committed : getGroup(queue, groupId).committed();
+  }
+
+  /**
    * Where the committed offset of {@code g} should be once the entry at {@code offset} is gone: the
    * lowest other pending offset, or the cursor when no other entry is pending (SEMANTICS B §3.7).
    * Never below the current committed offset.

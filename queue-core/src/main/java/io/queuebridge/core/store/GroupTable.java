@@ -214,6 +214,29 @@ public final class GroupTable {
     return a.committed();
   }
 
+  /**
+   * {@link ConsumerGroupStore#acknowledgeAllPending}: each entry {@code consumerId} holds at {@code
+   * offsets[i]} with {@code deliveryCounts[i]} deliveries is removed ({@code removed[i]} says
+   * whether), then the committed offset is raised once, as after the last of that many {@link
+   * #acknowledge} calls. The arrays have one length (the caller checks).
+   *
+   * @return the committed offset afterwards
+   */
+  public long acknowledgeAll(
+      String consumerId, long[] offsets, int[] deliveryCounts, boolean[] removed, Instant now) {
+    long last = -1;
+    for (int i = 0; i < offsets.length; i++) {
+      removed[i] = pending.removeHeld(offsets[i], consumerId, deliveryCounts[i]) != null;
+      if (removed[i]) {
+        last = offsets[i];
+      }
+    }
+    if (last >= 0) {
+      raise(ack(last, pending.first(), now));
+    }
+    return committed;
+  }
+
   /** The acknowledgement of {@code offset} when {@code lowestOther} is the lowest other entry. */
   private Ack ack(long offset, PendingEntry lowestOther, Instant now) {
     long target = Math.max(lowestOther == null ? cursor : lowestOther.offset(), committed);

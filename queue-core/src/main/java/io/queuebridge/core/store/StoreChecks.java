@@ -8,9 +8,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The argument checks of {@link QueueStore} and {@link DurableQueueStore} that every store applies
- * the same way, so that stores agree on what they refuse and on the error. For store
- * implementations; applications do not need it.
+ * The argument checks of {@link QueueStore}, {@link DurableQueueStore} and {@link
+ * ConsumerGroupStore#acknowledgeAllPending} that every store applies the same way, so that stores
+ * agree on what they refuse and on the error. For store implementations; applications do not need
+ * it.
  *
  * <p>Thread-safe (stateless). Nothing blocks. Every method throws before the store changes
  * anything.
@@ -109,6 +110,40 @@ public final class StoreChecks {
     if (retentionBytes < 0) {
       throw new IllegalArgumentException(
           "retentionBytes must be >= 0 for queue " + queue + ", got " + retentionBytes);
+    }
+  }
+
+  /**
+   * The checks of {@link ConsumerGroupStore#acknowledgeAllPending}: every argument non-null and the
+   * three arrays of one length.
+   *
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the arrays differ in length
+   */
+  public static void checkAcknowledgeAll(
+      String queue,
+      String groupId,
+      String consumerId,
+      long[] offsets,
+      int[] deliveryCounts,
+      boolean[] removed,
+      java.time.Instant now) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(consumerId, "consumerId");
+    Objects.requireNonNull(now, "now");
+    if (offsets.length != deliveryCounts.length || offsets.length != removed.length) {
+      throw new IllegalArgumentException(
+          "acknowledgeAllPending of group "
+              + groupId
+              + " on queue "
+              + queue
+              + ": offsets, deliveryCounts and removed must have one length, got "
+              + offsets.length
+              + ", "
+              + deliveryCounts.length
+              + " and "
+              + removed.length);
     }
   }
 }

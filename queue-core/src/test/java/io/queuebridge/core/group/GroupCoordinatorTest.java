@@ -19,15 +19,18 @@ import io.queuebridge.core.MessageState;
 import io.queuebridge.core.PelFullException;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.QueueStoreException;
 import io.queuebridge.core.QueueType;
 import io.queuebridge.core.RetentionPolicy;
 import io.queuebridge.core.RetryPolicy;
 import io.queuebridge.core.TimestampType;
 import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -1195,6 +1198,245 @@ class GroupCoordinatorTest {
   }
 
   /** Proxies over the store's two halves that record the name of every call. */
+  @Nested
+  class BatchSettlement {
+    private CountingStores counting;
+
+    private GroupCoordinator counted(Clock c) {
+      counting = new CountingStores(storage);
+      groups = GroupCoordinator.builder(counting.queues, counting.groups).clock(c).build();
+      return groups;
+    }
+
+    @Test
+    void ackAllAcksEveryDeliveryInOneAtomicSectionAndAdvancesCommitted() {
+      createQueue("q");
+      appendAll("q", 3);
+      counted(clock);
+      joinQueue("q", "g", "c1");
+      List<GroupDelivery> ds = claim("q", "g", "c1", 3);
+      counting.calls.clear();
+      assertThat(groups.ackAll(List.of(ds.get(2), ds.get(0), ds.get(1)))).isEmpty();
+      assertThat(List.copyOf(counting.calls))
+          .as("one atomic section, one fenced batch removal for the holder inside it")
+          .containsExactly("atomically", "acknowledgeAllPending");
+      assertThat(ds).allMatch(GroupDelivery::isSettled);
+      ConsumerGroupState g = state("q", "g");
+      assertThat(g.pending()).isEmpty();
+      assertThat(g.committed()).isEqualTo(3);
+    }
+
+    @Test
+    void ackAllReadsTheClockOnceForTheWholeBatch() {
+      createQueue("q");
+      appendAll("q", 5);
+      int[] reads = {0};
+      Clock countingClock =
+          new Clock() {
+            @Override
+            public Instant instant() {
+              reads[0]++;
+              return clock.instant();
+            }
+
+            @Override
+            public java.time.ZoneId getZone() {
+              return clock.getZone();
+            }
+
+            @Override
+            public Clock withZone(java.time.ZoneId zone) {
+              throw new UnsupportedOperationException();
+            }
+          };
+      counted(countingClock);
+      joinQueue("q", "g", "c1");
+      List<GroupDelivery> ds = claim("q", "g", "c1", 5);
+      clock.advance(Duration.ofSeconds(3));
+      reads[0] = 0;
+      assertThat(groups.ackAll(ds)).isEmpty();
+      assertThat(reads[0]).isEqualTo(1);
+      assertThat(state("q", "g").updatedAt()).isEqualTo(T0.plusSeconds(3));
+    }
+
+    @Test
+    void ackAllSkipsAndReturnsDeliveriesAlreadySettledAndAcksTheRest() {
+      createQueue("q");
+      appendAll("q", 3);
+      joinQueue("q", "g", "c1");
+      List<GroupDelivery> ds = claim("q", "g", "c1", 3);
+      ds.get(1).ack();
+      assertThat(groups.ackAll(ds)).containsExactly(ds.get(1));
+      assertThat(ds).allMatch(GroupDelivery::isSettled);
+      assertThat(state("q", "g").pending()).isEmpty();
+      assertThat(groups.metrics().acks())
+          .as("the single ack and the two of the batch")
+          .isEqualTo(3);
+      assertThatThrownBy(ds.get(0)::ack).isInstanceOf(DeliveryAlreadySettledException.class);
+    }
+
+    @Test
+    void aDeliveryListedTwiceIsAckedOnceAndReportedOnce() {
+      createQueue("q");
+      appendAll("q", 2);
+      joinQueue("q", "g", "c1");
+      List<GroupDelivery> ds = claim("q", "g", "c1", 2);
+      assertThat(groups.ackAll(List.of(ds.get(0), ds.get(1), ds.get(0))))
+          .containsExactly(ds.get(0));
+      assertThat(groups.metrics().acks()).isEqualTo(2);
+      assertThat(groups.metrics().pelSize()).isZero();
+    }
+
+    @Test
+    void ackAllIsFencedAStolenDeliveryIsReturnedUnsettledAndItsEntryKept() {
+      createQueue("q");
+      appendAll("q", 2);
+      joinQueue("q", "g", "c1");
+      joinQueue("q", "g", "c2");
+      GroupDelivery stale = claim("q", "g", "c1", 1).get(0);
+      clock.advance(VISIBILITY);
+      List<GroupDelivery> c2 = claim("q", "g", "c2", 2); // offset 1 from the cursor, 0 stolen
+      assertThat(offsets(c2)).containsExactly(1L, 0L);
+      GroupDelivery fresh1 = c2.get(0);
+      assertThat(groups.ackAll(List.of(stale, fresh1))).containsExactly(stale);
+      assertThat(stale.isSettled()).isFalse();
+      assertThat(fresh1.isSettled()).isTrue();
+      ConsumerGroupState g = state("q", "g");
+      assertThat(g.pending())
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.offset()).isZero();
+                assertThat(e.consumerId()).isEqualTo("c2");
+                assertThat(e.deliveryCount()).isEqualTo(2);
+              });
+      assertThat(g.committed()).as("offset 0 is still pending").isZero();
+      assertThatThrownBy(stale::ack)
+          .as("back to unsettled, like a failed single ack")
+          .isInstanceOf(MessageNotPendingException.class);
+      assertThat(groups.metrics().acks()).isEqualTo(1);
+      assertThat(groups.metrics().pelSize()).isEqualTo(1);
+    }
+
+    @Test
+    void ackAllCountsEveryAckAndAddsTheCallsTimeToTheAckLatencyOnce() {
+      createQueue("q");
+      appendAll("q", 4);
+      joinQueue("q", "g", "c1");
+      List<GroupDelivery> ds = claim("q", "g", "c1", 4);
+      groups.resetMetrics();
+      assertThat(groups.ackAll(ds)).isEmpty();
+      GroupMetrics m = groups.metrics();
+      assertThat(m.acks()).isEqualTo(4);
+      assertThat(m.pelSize()).isZero();
+      assertThat(m.pelHighWater()).isEqualTo(4);
+      assertThat(m.ackLatencyNanos()).isPositive();
+      assertThat(m.averageAckLatencyNanos()).isEqualTo(m.ackLatencyNanos() / 4.0);
+    }
+
+    @Test
+    void ackAllCheckpointsAStreamGroupPastItsHighestOffset() {
+      createQueue("s");
+      appendAll("s", 3);
+      joinStream("s", "r", "c1");
+      List<GroupDelivery> ds = groups.peek("s", "r", "c1", 3).deliveries();
+      assertThat(groups.ackAll(List.of(ds.get(2), ds.get(0)))).isEmpty();
+      assertThat(state("s", "r").committed()).isEqualTo(3);
+      assertThat(groups.metrics().acks()).isEqualTo(2);
+    }
+
+    @Test
+    void ackAllRefusesDeliveriesOfAnotherGroupOrCoordinatorBeforeSettlingAny() {
+      createQueue("q");
+      appendAll("q", 2);
+      joinQueue("q", "g", "c1");
+      joinQueue("q", "h", "c1");
+      GroupDelivery g0 = claim("q", "g", "c1", 1).get(0);
+      GroupDelivery h0 = claim("q", "h", "c1", 1).get(0);
+      assertThatThrownBy(() -> groups.ackAll(List.of(g0, h0)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("delivery 1")
+          .hasMessageContaining("group=h")
+          .hasMessageContaining("expected group g of queue q");
+      GroupCoordinator other = coordinator(GroupSettings.DEFAULTS);
+      assertThatThrownBy(() -> other.ackAll(List.of(g0)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("another coordinator");
+      assertThatThrownBy(() -> groups.ackAll(java.util.Arrays.asList(g0, null)))
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("delivery 1");
+      assertThat(g0.isSettled()).isFalse();
+      assertThat(h0.isSettled()).isFalse();
+      assertThat(state("q", "g").pending()).hasSize(1);
+      assertThat(groups.metrics().acks()).isZero();
+    }
+
+    @Test
+    void anEmptyBatchDoesNothing() {
+      createQueue("q");
+      counted(clock);
+      joinQueue("q", "g", "c1");
+      counting.calls.clear();
+      assertThat(groups.ackAll(List.of())).isEmpty();
+      assertThat(counting.calls).isEmpty();
+      assertThat(groups.metrics().ackLatencyNanos()).isZero();
+    }
+
+    @Test
+    void aStoreFailureReturnsEveryDeliveryToUnsettledAndCountsNoAck() {
+      createQueue("q");
+      appendAll("q", 3);
+      ConsumerGroupStore real = storage.groups();
+      boolean[] fail = {true}; // once
+      ConsumerGroupStore failing =
+          (ConsumerGroupStore)
+              java.lang.reflect.Proxy.newProxyInstance(
+                  ConsumerGroupStore.class.getClassLoader(),
+                  new Class<?>[] {ConsumerGroupStore.class},
+                  (p, method, args) -> {
+                    if (fail[0] && method.getName().equals("acknowledgeAllPending")) {
+                      fail[0] = false;
+                      throw new QueueStoreException("q", "disk on fire");
+                    }
+                    try {
+                      return method.invoke(real, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                      throw e.getCause();
+                    }
+                  });
+      groups = GroupCoordinator.builder(storage.queues(), failing).clock(clock).build();
+      joinQueue("q", "g", "c1");
+      List<GroupDelivery> ds = claim("q", "g", "c1", 3);
+      assertThatThrownBy(() -> groups.ackAll(ds))
+          .isInstanceOf(QueueStoreException.class)
+          .hasMessageContaining("disk on fire");
+      assertThat(ds).noneMatch(GroupDelivery::isSettled);
+      assertThat(groups.metrics().acks()).isZero();
+      assertThat(groups.metrics().pelSize()).isEqualTo(3);
+      assertThat(state("q", "g").pending()).hasSize(3);
+      assertThat(groups.ackAll(ds)).as("unsettled again: a retry settles them").isEmpty();
+      assertThat(ds).allMatch(GroupDelivery::isSettled);
+      assertThat(groups.metrics().acks()).isEqualTo(3);
+    }
+
+    @Test
+    void deliveriesOfSeveralHoldersAreAckedWithOneStoreCallPerHolder() {
+      createQueue("q");
+      appendAll("q", 4);
+      counted(clock);
+      joinQueue("q", "g", "c1");
+      joinQueue("q", "g", "c2");
+      List<GroupDelivery> c1 = claim("q", "g", "c1", 2);
+      List<GroupDelivery> c2 = claim("q", "g", "c2", 2);
+      counting.calls.clear();
+      assertThat(groups.ackAll(List.of(c1.get(0), c2.get(0), c1.get(1), c2.get(1)))).isEmpty();
+      assertThat(List.copyOf(counting.calls))
+          .containsExactly("atomically", "acknowledgeAllPending", "acknowledgeAllPending");
+      assertThat(state("q", "g").pending()).isEmpty();
+      assertThat(state("q", "g").committed()).isEqualTo(4);
+    }
+  }
+
   private static final class CountingStores {
     final List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
     final io.queuebridge.core.store.QueueStore queues;

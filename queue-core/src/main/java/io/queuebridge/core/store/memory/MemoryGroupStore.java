@@ -8,6 +8,7 @@ import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.GroupTable;
 import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.StoreChecks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,10 +27,10 @@ import java.util.Optional;
  * next.
  *
  * <p><b>Atomicity.</b> Every method, the conveniences and the bulk steps ({@link #claimPending},
- * {@link #acknowledgePending}) included, reads, checks and changes its group under the group's
- * monitor in one step, so two calls racing on one group never lose an update (the interface's
- * defaults could), and a failing call changes nothing. Each keeps the documented behaviour and the
- * same {@code updatedAt} choice as the default it replaces.
+ * {@link #acknowledgePending}, {@link #acknowledgeAllPending}) included, reads, checks and changes
+ * its group under the group's monitor in one step, so two calls racing on one group never lose an
+ * update (the interface's defaults could), and a failing call changes nothing. Each keeps the
+ * documented behaviour and the same {@code updatedAt} choice as the default it replaces.
  *
  * <p><b>Errors.</b> A missing group on an existing queue is a {@link GroupNotFoundException} (one
  * kind for every method, SEMANTICS B §2.3); a missing queue is a {@link QueueNotFoundException} for
@@ -204,6 +205,24 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     GroupData d = data(queue, groupId);
     synchronized (d) {
       return d.live().acknowledge(consumerId, offset, deliveryCount, now);
+    }
+  }
+
+  /** One change: every fenced removal, then one committed offset (and cursor) raise. */
+  @Override
+  public long acknowledgeAllPending(
+      String queue,
+      String groupId,
+      String consumerId,
+      long[] offsets,
+      int[] deliveryCounts,
+      boolean[] removed,
+      Instant now) {
+    StoreChecks.checkAcknowledgeAll(
+        queue, groupId, consumerId, offsets, deliveryCounts, removed, now);
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      return d.live().acknowledgeAll(consumerId, offsets, deliveryCounts, removed, now);
     }
   }
 

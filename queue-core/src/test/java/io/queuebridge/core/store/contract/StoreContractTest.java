@@ -1546,6 +1546,63 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void acknowledgeAllPendingRemovesEachHeldEntryReportsTheRefusedAndCommitsAsTheLastAckWould() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g").withCursor(10, T0));
+    groups()
+        .claimPending(
+            "q",
+            "g",
+            List.of(pending(3, "c1"), pending(4, "c1"), pending(5, "c2"), pending(6, "c1")),
+            10,
+            T0);
+    boolean[] removed = new boolean[4];
+    long committed =
+        groups()
+            .acknowledgeAllPending(
+                "q",
+                "g",
+                "c1",
+                new long[] {4, 3, 5, 7},
+                new int[] {1, 1, 1, 1},
+                removed,
+                T0.plusSeconds(1));
+    assertThat(removed)
+        .as("3 and 4 held by c1; 5 by c2; nothing at 7")
+        .containsExactly(true, true, false, false);
+    assertThat(committed).as("5 is the lowest still pending").isEqualTo(5);
+    ConsumerGroupState g = groups().getGroup("q", "g");
+    assertThat(g.pending()).containsExactly(pending(5, "c2"), pending(6, "c1"));
+    assertThat(g.committed()).isEqualTo(5);
+    assertThat(g.updatedAt()).isEqualTo(T0.plusSeconds(1));
+
+    ConsumerGroupState before = g;
+    boolean[] none = new boolean[1];
+    assertThat(
+            groups()
+                .acknowledgeAllPending(
+                    "q", "g", "c1", new long[] {6}, new int[] {2}, none, T0.plusSeconds(2)))
+        .as("an earlier delivery count is refused")
+        .isEqualTo(5);
+    assertThat(none).containsExactly(false);
+    assertThat(groups().getGroup("q", "g")).isEqualTo(before);
+    assertThatThrownBy(
+            () ->
+                groups()
+                    .acknowledgeAllPending(
+                        "q", "g", "c1", new long[] {6}, new int[0], new boolean[1], T0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("one length");
+    assertThat(groups().getGroup("q", "g")).isEqualTo(before);
+    assertThatThrownBy(
+            () ->
+                groups()
+                    .acknowledgeAllPending(
+                        "q", "nope", "c1", new long[] {6}, new int[] {1}, new boolean[1], T0))
+        .isInstanceOf(GroupNotFoundException.class);
+  }
+
+  @Test
   void claimsAndAcknowledgementsInterleavedKeepThePendingListSorted() {
     queues().createQueue(QueueConfig.durable("q").build());
     groups().createGroup(group("q", "g"));
