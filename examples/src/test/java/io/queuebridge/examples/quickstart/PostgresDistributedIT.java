@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -29,11 +30,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
@@ -41,7 +44,7 @@ import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -52,6 +55,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.runtime.rest.entities.ConfigInfos;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -75,6 +79,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PostgresDistributedIT {
   private static final Duration TIMEOUT = Duration.ofMinutes(3);
+  private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
   private static final String CLUSTER = "pg-distributed-it";
   private static final String CONFIG_TOPIC = CLUSTER + "-configs";
   private static final String SINK_EXAMPLE = "sink-postgres.json";
@@ -134,7 +139,12 @@ class PostgresDistributedIT {
     String output = sourceConfig.get("topic");
     int partitions = Integer.parseInt(sourceConfig.get("topic.creation.default.partitions"));
     assertThat(Integer.parseInt(sinkConfig.get("tasks.max"))).isGreaterThan(1);
-    cluster.kafka().createTopic(input, partitions, 1, Map.of());
+    // the records carry timestamps from 2026-01-01: with the default retention.ms (7 days) the
+    // broker's first retention check (30 s after it starts, then every 5 minutes) deletes them
+    cluster.kafka().createTopic(input, partitions, 1, Map.of("retention.ms", "-1"));
+    assertThat(sourceConfig.get("topic.creation.default.retention.ms"))
+        .as("a restore keeps the original timestamps, so its topic must not expire them")
+        .isEqualTo("-1");
 
     ConnectRestClient rest = restOf(anyWorker());
     assertThat(rest.createConnector(sink.resolve(placeholders))).isEqualTo(sink.name());
@@ -205,10 +215,12 @@ class PostgresDistributedIT {
               assertThat(survivor.isRunning(source.name())).isTrue();
             });
 
-    awaitCommittedRecords(output, partitions, RECORDS);
+    awaitCommittedRecords(output, partitions, RECORDS, produced);
     log("all " + RECORDS + " records are in " + output);
     rest.deleteConnector(source.name());
     rest.deleteConnector(sink.name());
+    // the source is gone: every transaction it began is committed or aborted by now
+    awaitNoOpenTransaction(output, partitions, produced);
 
     List<RecordSnapshot> restored = readAllCommitted(output);
     // each original record exactly once, by the unique id in its key
@@ -410,59 +422,244 @@ class PostgresDistributedIT {
     }
   }
 
+  /** Connect's stored offsets of every source connector still there, for diagnostics. */
+  private static String storedSourceOffsets() {
+    StringBuilder b = new StringBuilder();
+    for (String name : cluster.connectors()) {
+      try {
+        b.append(name).append('=').append(cluster.connectorOffsets(name).offsets()).append(' ');
+      } catch (RuntimeException e) {
+        b.append(name).append(": ").append(e.getMessage()).append(' ');
+      }
+    }
+    return b.toString();
+  }
+
   /** Records in {@code topic} visible to read_committed consumers, by reading them. */
   private static long committedRecords(String topic) throws Exception {
     return readAllCommitted(topic).size();
   }
 
   /**
-   * Waits until {@code topic} holds {@code n} committed records. The last stable offsets count
-   * transaction markers too, so they are only the cue to read and count.
+   * Waits until {@code topic} holds {@code n} committed records, counted by reading them with
+   * read_committed up to the last stable offsets. On a timeout it prints, per partition, the high
+   * watermark, the last stable offset, the records read, the open transactions, and the ids of
+   * {@code produced} that are missing.
    */
-  private static void awaitCommittedRecords(String topic, int partitions, int n) {
-    await(topic + " holds " + n + " committed records")
-        .atMost(TIMEOUT)
-        .ignoreExceptions()
-        .pollInterval(Duration.ofSeconds(1))
-        .until(
-            () -> lastStableOffsets(topic, partitions) >= n && readAllCommitted(topic).size() >= n);
-  }
-
-  private static long lastStableOffsets(String topic, int partitions) throws Exception {
-    try (Admin admin = cluster.kafka().createAdminClient()) {
-      return lastStableOffsets(admin, topic, partitions);
+  private static void awaitCommittedRecords(
+      String topic, int partitions, int n, List<RecordSnapshot> produced) throws Exception {
+    AtomicReference<Object> last = new AtomicReference<>();
+    try {
+      await(topic + " holds " + n + " committed records")
+          .atMost(TIMEOUT)
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () -> {
+                try {
+                  int read = readAllCommitted(topic).size();
+                  last.set(read);
+                  return read >= n;
+                } catch (Exception e) { // e.g. until the topic is there; shown on a timeout
+                  last.set(e);
+                  return false;
+                }
+              });
+    } catch (ConditionTimeoutException e) {
+      log("the last count (or failure) reading " + topic + ": " + last.get());
+      log(committedState(topic, partitions, produced));
+      throw e;
     }
   }
 
-  /** The sum of the last stable offsets (read_committed end offsets) of {@code topic}. */
+  /**
+   * Waits until no transaction is open on {@code topic}: the last stable offset of every partition
+   * is its high watermark, so what read_committed reads is all the topic will ever show.
+   */
+  private static void awaitNoOpenTransaction(
+      String topic, int partitions, List<RecordSnapshot> produced) throws Exception {
+    try (Admin admin = cluster.kafka().createAdminClient()) {
+      await(topic + " has no open transaction")
+          .atMost(TIMEOUT)
+          .ignoreExceptions()
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  endOffsets(admin, topic, partitions, IsolationLevel.READ_COMMITTED)
+                      .equals(
+                          endOffsets(admin, topic, partitions, IsolationLevel.READ_UNCOMMITTED)));
+    } catch (ConditionTimeoutException e) {
+      log(committedState(topic, partitions, produced));
+      throw e;
+    }
+  }
+
+  /** What decides a missing-records timeout: offsets, open transactions, records, missing ids. */
+  private static String committedState(
+      String topic, int partitions, List<RecordSnapshot> produced) {
+    StringBuilder b = new StringBuilder("state of ").append(topic).append(':');
+    try (Admin admin = cluster.kafka().createAdminClient()) {
+      Map<TopicPartition, Long> hw =
+          endOffsets(admin, topic, partitions, IsolationLevel.READ_UNCOMMITTED);
+      Map<TopicPartition, Long> lso =
+          endOffsets(admin, topic, partitions, IsolationLevel.READ_COMMITTED);
+      Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+      hw.keySet().forEach(tp -> earliest.put(tp, OffsetSpec.earliest()));
+      var logStart = admin.listOffsets(earliest).all().get();
+      var producers = admin.describeProducers(hw.keySet()).all().get();
+      List<RecordSnapshot> read = readAllCommitted(topic);
+      Map<Integer, Long> perPartition =
+          read.stream()
+              .collect(Collectors.groupingBy(RecordSnapshot::partition, Collectors.counting()));
+      for (int p = 0; p < partitions; p++) {
+        TopicPartition tp = new TopicPartition(topic, p);
+        b.append("\n  partition ")
+            .append(p)
+            .append(": log start offset ")
+            .append(logStart.get(tp).offset())
+            .append(", high watermark ")
+            .append(hw.get(tp))
+            .append(", last stable offset ")
+            .append(lso.get(tp))
+            .append(", read_committed records ")
+            .append(perPartition.getOrDefault(p, 0L))
+            .append(", producers ");
+        producers
+            .get(tp)
+            .activeProducers()
+            .forEach(
+                s ->
+                    b.append("[id ")
+                        .append(s.producerId())
+                        .append(" epoch ")
+                        .append(s.producerEpoch())
+                        .append(" last seq ")
+                        .append(s.lastSequence())
+                        .append(" open transaction from ")
+                        .append(s.currentTransactionStartOffset())
+                        .append("] "));
+      }
+      Set<String> seen =
+          read.stream().map(r -> RecordSnapshot.show(r.key())).collect(Collectors.toSet());
+      List<String> missing =
+          produced == null
+              ? List.of()
+              : produced.stream()
+                  .map(r -> RecordSnapshot.show(r.key()))
+                  .filter(k -> !seen.contains(k))
+                  .toList();
+      b.append("\n  Connect's stored source offset ").append(storedSourceOffsets());
+      b.append("\n  read ")
+          .append(read.size())
+          .append(" records; missing ")
+          .append(missing.size())
+          .append(": ")
+          .append(missing.size() > 40 ? missing.subList(0, 40) + " ..." : missing);
+      if (!missing.isEmpty()) {
+        b.append(
+                "\n  where read_uncommitted finds the missing ones (partition: first..last offset,"
+                    + " count): ")
+            .append(uncommittedPlaces(hw, new HashSet<>(missing)));
+      }
+    } catch (Exception e) {
+      b.append("\n  (could not read it all: ").append(e).append(')');
+    }
+    return b.toString();
+  }
+
+  /** Per partition, the offsets at which read_uncommitted finds records with {@code keys}. */
+  private static Map<Integer, String> uncommittedPlaces(
+      Map<TopicPartition, Long> highWatermarks, Set<String> keys) {
+    Map<Integer, long[]> places = new TreeMap<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        cluster
+            .kafka()
+            .createConsumer(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"))) {
+      consumer.assign(highWatermarks.keySet());
+      consumer.seekToBeginning(highWatermarks.keySet());
+      long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+      while (System.nanoTime() - deadline < 0
+          && highWatermarks.entrySet().stream()
+              .anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (keys.contains(RecordSnapshot.show(r.key()))) {
+            long[] p =
+                places.computeIfAbsent(r.partition(), k -> new long[] {Long.MAX_VALUE, -1, 0});
+            p[0] = Math.min(p[0], r.offset());
+            p[1] = Math.max(p[1], r.offset());
+            p[2]++;
+          }
+        }
+      }
+    }
+    Map<Integer, String> out = new TreeMap<>();
+    places.forEach((k, p) -> out.put(k, p[0] + ".." + p[1] + " (" + p[2] + ")"));
+    return out;
+  }
+
   private static long lastStableOffsets(Admin admin, String topic, int partitions)
       throws Exception {
+    return endOffsets(admin, topic, partitions, IsolationLevel.READ_COMMITTED).values().stream()
+        .mapToLong(Long::longValue)
+        .sum();
+  }
+
+  /**
+   * The end offsets of {@code topic}: the last stable offsets for read_committed, the high
+   * watermarks for read_uncommitted.
+   */
+  private static Map<TopicPartition, Long> endOffsets(
+      Admin admin, String topic, int partitions, IsolationLevel isolation) throws Exception {
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     for (int p = 0; p < partitions; p++) {
       latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
     }
-    return admin
-        .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+    Map<TopicPartition, Long> out =
+        new TreeMap<>(Comparator.comparingInt(TopicPartition::partition));
+    admin
+        .listOffsets(latest, new ListOffsetsOptions(isolation))
         .all()
         .get()
-        .values()
-        .stream()
-        .mapToLong(i -> i.offset())
-        .sum();
+        .forEach((tp, info) -> out.put(tp, info.offset()));
+    return out;
   }
 
+  /**
+   * The records of {@code topic} that read_committed consumers see: each partition read from its
+   * beginning up to its last stable offset, listed first. Never waits for a high watermark, which a
+   * read_committed consumer cannot pass while a transaction is open.
+   */
   private static List<RecordSnapshot> readAllCommitted(String topic) throws Exception {
-    ConsumerRecords<byte[], byte[]> records =
+    Map<TopicPartition, Long> stable;
+    try (Admin admin = cluster.kafka().createAdminClient()) {
+      int partitions =
+          admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+      stable = endOffsets(admin, topic, partitions, IsolationLevel.READ_COMMITTED);
+    }
+    List<RecordSnapshot> out = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
         cluster
             .kafka()
-            .consumeAll(
-                TIMEOUT.toMillis(),
-                Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
-                null,
-                topic);
-    List<RecordSnapshot> out = new ArrayList<>();
-    for (ConsumerRecord<byte[], byte[]> r : records) {
-      out.add(RecordSnapshot.consumed(r));
+            .createConsumer(
+                Map.of(
+                    ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                    "read_committed",
+                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                    false))) {
+      consumer.assign(stable.keySet());
+      consumer.seekToBeginning(stable.keySet());
+      long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+      while (stable.entrySet().stream()
+          .anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException(
+              "read_committed did not reach the last stable offsets " + stable + " of " + topic);
+        }
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.offset() < stable.get(new TopicPartition(r.topic(), r.partition()))) {
+            out.add(RecordSnapshot.consumed(r));
+          }
+        }
+      }
     }
     return out;
   }
