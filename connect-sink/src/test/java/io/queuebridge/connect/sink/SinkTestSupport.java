@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.kafka.connect.converters.ByteArrayConverter;
 import org.apache.kafka.connect.runtime.ConnectorConfig;
 import org.apache.kafka.connect.runtime.SinkConnectorConfig;
@@ -22,11 +23,17 @@ final class SinkTestSupport {
     workerProps.put("connector.client.config.override.policy", "All");
     // A departed worker's tasks are reassigned after this delay (default 5 minutes).
     workerProps.put("scheduled.rebalance.max.delay.ms", "3000");
+    Properties broker = new Properties();
+    // Test records carry fixed timestamps in the past; the broker's first retention check (30 s
+    // after it starts, then every 5 minutes) would delete them from any topic with the default
+    // 7-day retention.
+    broker.put("log.retention.ms", "-1");
     EmbeddedConnectCluster cluster =
         new EmbeddedConnectCluster.Builder()
             .name(name)
             .numWorkers(workers)
             .numBrokers(1)
+            .brokerProps(broker)
             .workerProps(workerProps)
             .build();
     cluster.start();

@@ -48,6 +48,10 @@ final class SourceTestSupport {
     brokerProps.put("transaction.state.log.replication.factor", "1");
     brokerProps.put("transaction.state.log.min.isr", "1");
     brokerProps.put("transaction.state.log.num.partitions", "4");
+    // Test records carry fixed timestamps in the past; the broker's first retention check (30 s
+    // after it starts, then every 5 minutes) would delete them from any topic with the default
+    // 7-day retention.
+    brokerProps.put("log.retention.ms", "-1");
     EmbeddedConnectCluster cluster =
         new EmbeddedConnectCluster.Builder()
             .name(name)

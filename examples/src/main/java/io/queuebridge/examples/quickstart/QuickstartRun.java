@@ -179,7 +179,9 @@ final class QuickstartRun {
     step(
         2,
         "Creating topic '" + inputTopic + "' (" + partitions + " partitions) with sample records");
-    cluster.kafka().createTopic(inputTopic, partitions, 1, Map.of());
+    // The sample records carry fixed 2026 timestamps: keep them whatever their age (Kafka's
+    // default 7-day retention would delete them at the broker's next retention check).
+    cluster.kafka().createTopic(inputTopic, partitions, 1, Map.of("retention.ms", "-1"));
     List<RecordSnapshot> produced;
     Map<String, List<RecordSnapshot>> outputs;
     try (SampleFeed feed = new SampleFeed()) {

@@ -219,7 +219,7 @@ class PluginArchiveIT {
     int partitions =
         Integer.parseInt(restore.config(placeholders).get("topic.creation.default.partitions"));
 
-    cluster.kafka().createTopic(input, partitions, 1, Map.of());
+    cluster.kafka().createTopic(input, partitions, 1, Map.of("retention.ms", "-1"));
     List<RecordSnapshot> produced = new ArrayList<>();
     try (KafkaProducer<byte[], byte[]> producer =
         cluster.kafka().createProducer(Map.of(ProducerConfig.ACKS_CONFIG, "all"))) {

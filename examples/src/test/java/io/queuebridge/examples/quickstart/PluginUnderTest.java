@@ -88,6 +88,10 @@ final class PluginUnderTest {
     broker.put("transaction.state.log.min.isr", "1");
     broker.put("offsets.topic.replication.factor", "1");
     broker.put("group.initial.rebalance.delay.ms", "0");
+    // Test records carry fixed timestamps in the past; the broker's first retention check (30 s
+    // after it starts, then every 5 minutes) would delete them from any topic with the default
+    // 7-day retention.
+    broker.put("log.retention.ms", "-1");
     EmbeddedConnectCluster cluster =
         new EmbeddedConnectCluster.Builder()
             .name(name)
