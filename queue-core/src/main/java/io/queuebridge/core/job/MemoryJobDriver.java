@@ -175,7 +175,8 @@ public final class MemoryJobDriver implements JobDriver {
         if (earliest == null) {
           q.changed.await();
         } else {
-          q.changed.awaitNanos(Math.max(1, saturatedNanos(Duration.between(now, earliest.due))));
+          q.changed.awaitNanos(
+              Math.max(1, Waits.saturatedNanos(Duration.between(now, earliest.due))));
         }
       }
     } finally {
@@ -202,17 +203,7 @@ public final class MemoryJobDriver implements JobDriver {
         q.delayed.clear();
         q.changed.signalAll();
       }
-      if (Thread.interrupted()) {
-        throw new InterruptedException("stop interrupted; the driver is stopped");
-      }
-      long nanos = saturatedNanos(timeout);
-      while (activeConsumers > 0) {
-        if (nanos <= 0) {
-          return false;
-        }
-        nanos = idle.awaitNanos(nanos);
-      }
-      return true;
+      return Waits.awaitIdle(idle, () -> activeConsumers, timeout);
     } finally {
       lock.unlock();
     }
@@ -260,14 +251,6 @@ public final class MemoryJobDriver implements JobDriver {
 
   private static DriverClosedException closedError() {
     return new DriverClosedException(MESSAGING_SYSTEM);
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
   }
 
   private void requeue(JobMessage job, Duration delay) {

@@ -413,17 +413,7 @@ public final class QueueJobDriver implements JobDriver {
     lock.lock();
     try {
       changed.signalAll();
-      if (Thread.interrupted()) {
-        throw new InterruptedException("stop interrupted; the driver is stopped");
-      }
-      long nanos = saturatedNanos(timeout);
-      while (activeConsumers > 0) {
-        if (nanos <= 0) {
-          return false;
-        }
-        nanos = idle.awaitNanos(nanos);
-      }
-      return true;
+      return Waits.awaitIdle(idle, () -> activeConsumers, timeout);
     } finally {
       lock.unlock();
     }
@@ -442,14 +432,6 @@ public final class QueueJobDriver implements JobDriver {
 
   private static DriverClosedException closedError() {
     return new DriverClosedException(MESSAGING_SYSTEM);
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
   }
 
   /** A settle-once delivery ({@code J-SETTLE}) over one claim. */

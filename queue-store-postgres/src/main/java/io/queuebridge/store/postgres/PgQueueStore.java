@@ -100,17 +100,31 @@ final class PgQueueStore implements DurableQueueStore {
   @Override
   public QueueConfig getQueue(String name) {
     Objects.requireNonNull(name, "name");
+    return queueRow(name, "config", rs -> decodeConfig(name, rs.getBytes(1)));
+  }
+
+  /** Row mapper for {@link #queueRow}. */
+  private interface RowMapper<T> {
+    T map(ResultSet rs) throws SQLException;
+  }
+
+  /**
+   * Reads {@code columns} of queue {@code name}'s row in the queues table.
+   *
+   * @throws QueueNotFoundException if there is no such queue
+   */
+  private <T> T queueRow(String name, String columns, RowMapper<T> mapper) {
     return db.read(
         name,
         c -> {
           try (PreparedStatement ps =
-              c.prepareStatement("SELECT config FROM " + s + ".queues WHERE name = ?")) {
+              c.prepareStatement("SELECT " + columns + " FROM " + s + ".queues WHERE name = ?")) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
               if (!rs.next()) {
                 throw new QueueNotFoundException(name);
               }
-              return decodeConfig(name, rs.getBytes(1));
+              return mapper.map(rs);
             }
           }
         });
@@ -497,20 +511,8 @@ final class PgQueueStore implements DurableQueueStore {
 
   private QueueRow bounds(String queue) {
     Objects.requireNonNull(queue, "queue");
-    return db.read(
-        queue,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement("SELECT id, head, tail FROM " + s + ".queues WHERE name = ?")) {
-            ps.setString(1, queue);
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new QueueNotFoundException(queue);
-              }
-              return new QueueRow(rs.getLong(1), rs.getLong(2), rs.getLong(3));
-            }
-          }
-        });
+    return queueRow(
+        queue, "id, head, tail", rs -> new QueueRow(rs.getLong(1), rs.getLong(2), rs.getLong(3)));
   }
 
   /** Exact: the head moves to {@code min(max(head, minOffset), tail)}. */
