@@ -681,9 +681,10 @@ public final class GroupCoordinator {
     List<PendingEntry> pending = g.pending();
     int pelSize = pending.size();
     int max = settings.maxPelSize();
-    long head = queues.head(queue);
-    long tail = queues.tail(queue);
-    long cursor = Math.max(g.cursor(), head);
+    // No head() or tail() call: readBatch raises a start below the head and ends at the tail, and
+    // the messages carry their offsets (two store calls fewer per claim; two queries on a
+    // database).
+    long cursor = g.cursor();
     // After a rewind the cursor can be below offsets the group holds: never claim those twice.
     Set<Long> held = null;
     if (!pending.isEmpty() && pending.get(pending.size() - 1).offset() >= cursor) {
@@ -698,13 +699,16 @@ public final class GroupCoordinator {
     Instant visibleAt = now.plus(visibility);
     List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
     scan:
-    while (claimed < n && cursor < tail && examined < SCAN_LIMIT) {
+    while (claimed < n && examined < SCAN_LIMIT) {
       if (max > 0 && pelSize >= max) {
         full = true;
         break;
       }
       List<Message> chunk = queues.readBatch(queue, cursor, Math.min(n - claimed, SCAN_LIMIT));
       if (chunk.isEmpty()) {
+        if (examined == 0) {
+          cursor = Math.max(cursor, queues.head(queue)); // nothing to read: skip what was truncated
+        }
         break;
       }
       for (Message m : chunk) {

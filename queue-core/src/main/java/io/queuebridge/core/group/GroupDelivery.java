@@ -62,7 +62,9 @@ public final class GroupDelivery {
   private final GroupMode mode;
   private final int deliveryCount;
   private final Message message;
-  private volatile int state = UNSETTLED;
+  // Starts UNSETTLED (0) by default: an explicit initialiser would be a volatile store, a full
+  // fence per delivery on the claim path.
+  private volatile int state;
 
   GroupDelivery(
       GroupCoordinator coordinator,

@@ -4,6 +4,8 @@ import io.queuebridge.core.Header;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.OffsetOutOfRangeException;
 import io.queuebridge.core.QueueException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -22,9 +24,12 @@ import java.util.function.Supplier;
  * <p><b>Layout.</b> Messages live in a ring buffer whose capacity is a power of two; the head
  * message sits at {@code first}, the others follow it (wrapping). Removing messages from the front
  * (truncation) moves {@code first} and clears the slots, so it costs only the removed messages and
- * releases their payloads at once; the ring shrinks when it falls below a quarter full. A parallel
- * ring holds, per message, the running total of estimated sizes since the queue was created, so
- * {@link #sizeOffset} is a binary search.
+ * releases their payloads at once. A truncation shrinks the ring when the largest backlog since the
+ * previous truncation would fill less than a quarter of it, so a queue that regularly fills and
+ * drains keeps its ring instead of regrowing it after every truncation, and one that shrank for
+ * good gives the memory back at its second truncation. A parallel ring holds, per message, the
+ * running total of estimated sizes since the queue was created, so {@link #sizeOffset} is a binary
+ * search.
  *
  * <p><b>Concurrency.</b> One {@link ReentrantReadWriteLock} guards everything: reads share the read
  * lock (except {@link #head()} and {@link #tail()}, which read copies published by the write
@@ -51,6 +56,7 @@ final class QueueLog {
   private long[] runningBytes = new long[MIN_CAPACITY];
   private int first;
   private int size;
+  private int peak; // the largest size since the previous truncation (or the size it left)
   private long head;
   private long bytesBeforeHead;
   private final Map<String, String> checkpoints = new HashMap<>();
@@ -58,9 +64,23 @@ final class QueueLog {
   private volatile Supplier<? extends QueueException> death;
 
   // Copies of head and head + size, written at the end of every write section, so head() and
-  // tail() answer without the lock (the claim path asks for both on every claim).
+  // tail() answer without the lock (the claim path asks for both on every claim). Written with a
+  // release store: the lock's release follows at once, so a full fence per append (a volatile
+  // store) would buy nothing; read as volatile.
   private volatile long publishedHead;
   private volatile long publishedTail;
+  private static final VarHandle PUBLISHED_HEAD;
+  private static final VarHandle PUBLISHED_TAIL;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      PUBLISHED_HEAD = lookup.findVarHandle(QueueLog.class, "publishedHead", long.class);
+      PUBLISHED_TAIL = lookup.findVarHandle(QueueLog.class, "publishedTail", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   QueueLog(String queue) {
     this.queue = queue;
@@ -85,8 +105,9 @@ final class QueueLog {
         runningBytes[slot] = running;
         size++;
       }
+      peak = Math.max(peak, size);
       checkpoints.putAll(newCheckpoints);
-      publishedTail = head + size;
+      PUBLISHED_TAIL.setRelease(this, head + size);
       if (waiters > 0) {
         appended.signalAll();
       }
@@ -107,7 +128,8 @@ final class QueueLog {
       runningBytes[slot] = runningTotal() + estimate(message);
       ring[slot] = message.withOffset(offset);
       size++;
-      publishedTail = offset + 1;
+      peak = Math.max(peak, size);
+      PUBLISHED_TAIL.setRelease(this, offset + 1);
       if (waiters > 0) {
         appended.signalAll();
       }
@@ -196,7 +218,7 @@ final class QueueLog {
       first = (first + removed) & mask;
       size -= removed;
       head = to;
-      publishedHead = to;
+      PUBLISHED_HEAD.setRelease(this, to);
       maybeShrink();
     } finally {
       lock.writeLock().unlock();
@@ -384,8 +406,10 @@ final class QueueLog {
   }
 
   private void maybeShrink() {
-    if (ring.length > MIN_CAPACITY && size < ring.length / 4) {
-      resize(Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(1, size)) << 1));
+    int keep = Math.max(size, peak);
+    peak = size;
+    if (ring.length > MIN_CAPACITY && keep < ring.length / 4) {
+      resize(Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(1, keep)) << 1));
     }
   }
 

@@ -277,6 +277,10 @@ class MemoryStoreTest {
     long head = 0;
     Random random = new Random(42);
     Instant t0 = Instant.parse("2024-01-01T00:00:00Z");
+    // the ring keeps room for the largest backlog of the current and the previous truncation
+    // interval, and no more than 4 times that
+    int peakBefore = 0;
+    int peakSince = 0;
     for (int step = 0; step < 3000; step++) {
       int op = random.nextInt(10);
       if (op < 6) {
@@ -295,12 +299,17 @@ class MemoryStoreTest {
         for (int i = 0; i < n; i++) {
           model.add(batch.get(i).withOffset(first + i));
         }
+        peakSince = Math.max(peakSince, model.size());
       } else if (op < 9) {
         long to = head + (model.isEmpty() ? 0 : random.nextInt(model.size() + 2));
         log.truncate(to);
         int removed = (int) Math.max(0, Math.min(to, head + model.size()) - head);
         model.subList(0, removed).clear();
         head += removed;
+        if (removed > 0) {
+          peakBefore = peakSince;
+          peakSince = model.size();
+        }
       } else {
         long budget = random.nextInt(3000);
         assertThat(log.sizeOffset(budget)).isEqualTo(modelSizeOffset(model, head, budget));
@@ -310,8 +319,29 @@ class MemoryStoreTest {
       assertThat(log.head()).isEqualTo(head);
       assertThat(log.tail()).isEqualTo(head + model.size());
       assertThat(log.readBatch(0, Integer.MAX_VALUE)).isEqualTo(model);
-      assertThat(log.capacity()).isLessThanOrEqualTo(Math.max(16, 4 * model.size()));
+      assertThat(log.capacity())
+          .isLessThanOrEqualTo(Math.max(16, 4 * Math.max(peakBefore, peakSince)));
     }
+  }
+
+  @Test
+  void ringKeepsRoomForARecurringBacklogAndShrinksOnceTheBacklogIsGone() {
+    QueueLog log = new QueueLog("q");
+    Message m = Message.builder().value(new byte[] {1}).build();
+    for (int i = 0; i < 1000; i++) {
+      log.append(m);
+    }
+    assertThat(log.capacity()).isEqualTo(1024);
+    log.truncate(log.tail()); // drained: the backlog of 1000 may come back
+    assertThat(log.capacity()).isEqualTo(1024);
+    for (int i = 0; i < 1000; i++) {
+      log.append(m);
+    }
+    log.truncate(log.tail());
+    assertThat(log.capacity()).as("a recurring backlog keeps its ring").isEqualTo(1024);
+    log.append(m);
+    log.truncate(log.tail()); // the largest backlog since the previous truncation was 1
+    assertThat(log.capacity()).as("the backlog is gone: the ring shrinks").isEqualTo(16);
   }
 
   private static long modelSizeOffset(List<Message> model, long head, long budget) {
