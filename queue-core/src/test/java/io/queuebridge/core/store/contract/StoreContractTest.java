@@ -462,6 +462,24 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void readBatchRaisesAStartBelowTheHeadToTheHeadAndEndsAtTheTail() {
+    // the group coordinator claims from a cursor that may lie below the head, without asking for
+    // the head or the tail first
+    queues().createQueue(QueueConfig.durable("q").build());
+    for (int i = 0; i < 6; i++) {
+      queues().append("q", message("m" + i));
+    }
+    queues().truncate("q", 3);
+    long head = queues().head("q");
+    assertThat(head).isBetween(0L, 3L);
+    assertThat(queues().readBatch("q", 0, 100))
+        .extracting(Message::offset)
+        .containsExactlyElementsOf(java.util.stream.LongStream.range(head, 6).boxed().toList());
+    assertThat(queues().readBatch("q", 6, 10)).isEmpty();
+    assertThat(queues().readBatch("q", 60, 10)).isEmpty();
+  }
+
+  @Test
   void appendBatchRefusesAnEmptyListAndWritesNothing() {
     queues().createQueue(QueueConfig.durable("q").build());
     assertThatThrownBy(() -> queues().appendBatch("q", List.of()))
