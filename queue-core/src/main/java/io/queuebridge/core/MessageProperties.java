@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -76,5 +77,18 @@ public final class MessageProperties {
   /** Whether {@code name} is reserved for the queue. */
   public static boolean isReserved(String name) {
     return RESERVED.contains(name);
+  }
+
+  /** Whether some key of {@code properties} is reserved. */
+  static boolean anyReserved(Map<String, String> properties) {
+    if (properties.isEmpty()) {
+      return false;
+    }
+    for (String key : properties.keySet()) {
+      if (isReserved(key)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -15,11 +15,14 @@ public final class PublishRequest {
   private final String topic;
   private final Message payload;
   private final String clientId;
+  // Looked at once here, on the publisher's thread, instead of on every append of the request.
+  private final boolean reservedProperty;
 
   private PublishRequest(Builder b) {
     this.topic = Objects.requireNonNull(b.topic, "topic");
     this.clientId = Objects.requireNonNullElse(b.clientId, "");
     this.payload = b.message.topic(b.topic).build();
+    this.reservedProperty = MessageProperties.anyReserved(payload.properties());
   }
 
   public static Builder builder(String topic) {
@@ -68,6 +71,11 @@ public final class PublishRequest {
   /** Size counted against a queue's max message size (see {@link Message#size()}). */
   public long size() {
     return payload.size();
+  }
+
+  /** Whether a property key is reserved for the queue (the manager drops such properties). */
+  boolean hasReservedProperty() {
+    return reservedProperty;
   }
 
   /**

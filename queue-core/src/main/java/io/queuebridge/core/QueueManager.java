@@ -1565,7 +1565,7 @@ public final class QueueManager {
    */
   static Message normalise(PublishRequest request) {
     Map<String, String> user = request.properties();
-    if (request.clientId().isEmpty() && !hasReservedKey(user)) {
+    if (request.clientId().isEmpty() && !request.hasReservedProperty()) {
       return request.asMessage(); // nothing to change; the request's message is immutable
     }
     Map<String, String> props = new LinkedHashMap<>(Math.max(4, user.size() * 2));
@@ -1579,18 +1579,6 @@ public final class QueueManager {
     }
     Message m = request.asMessage();
     return m.toBuilder().topic(request.topic()).properties(props).buildOwned();
-  }
-
-  private static boolean hasReservedKey(Map<String, String> properties) {
-    if (properties.isEmpty()) {
-      return false;
-    }
-    for (String key : properties.keySet()) {
-      if (MessageProperties.isReserved(key)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**

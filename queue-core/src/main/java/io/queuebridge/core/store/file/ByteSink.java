@@ -11,8 +11,15 @@ import java.util.Arrays;
  * and NUL the bytes equal standard UTF-8.
  */
 final class ByteSink {
+  private static final int REPEATS = 16;
+
   private byte[] buf;
   private int pos;
+
+  // putRepeatedString: where each of the last strings (by identity, one per slot) was written, so a
+  // string written again is copied from there instead of encoded again; cleared by reset
+  private final String[] repeated = new String[REPEATS];
+  private final int[] repeatedAt = new int[REPEATS];
 
   ByteSink(int capacity) {
     buf = new byte[Math.max(16, capacity)];
@@ -31,8 +38,13 @@ final class ByteSink {
     return Arrays.copyOf(buf, pos);
   }
 
+  int capacity() {
+    return buf.length;
+  }
+
   void reset() {
     pos = 0;
+    Arrays.fill(repeated, null);
   }
 
   private void ensure(int n) {
@@ -143,6 +155,37 @@ final class ByteSink {
     }
     putIntAt(lenAt, pos - lenAt - 4);
     return this;
+  }
+
+  /**
+   * {@link #putString} for a string likely to be written again into this buffer (a property key, a
+   * topic): the same {@code String} instance written again is copied from where it was written
+   * last, length prefix included. Same bytes as {@link #putString}.
+   */
+  ByteSink putRepeatedString(String s) {
+    int slot = System.identityHashCode(s) & (REPEATS - 1);
+    if (repeated[slot] == s) {
+      int at = repeatedAt[slot];
+      int n = 4 + ByteSource.getIntAt(buf, at);
+      ensure(n);
+      System.arraycopy(buf, at, buf, pos, n);
+      pos += n;
+      return this;
+    }
+    int at = pos;
+    putString(s);
+    repeated[slot] = s;
+    repeatedAt[slot] = at;
+    return this;
+  }
+
+  /** {@link #putNullableString} with {@link #putRepeatedString}. */
+  ByteSink putNullableRepeatedString(String s) {
+    if (s == null) {
+      return putByte(0);
+    }
+    putByte(1);
+    return putRepeatedString(s);
   }
 
   /** A string that may be null: a presence byte, then {@link #putString}. */

@@ -4,6 +4,7 @@ import io.queuebridge.core.Header;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.TimestampType;
+import java.lang.ref.SoftReference;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -126,19 +127,34 @@ final class Frames {
 
   /** Encodes records and checkpoints; header fields that depend on the log are left for seal. */
   static Encoded encode(List<Message> messages, Map<String, String> checkpoints) {
+    return encode(messages, checkpoints, new ByteSink(estimate(messages, checkpoints)));
+  }
+
+  /**
+   * The encoded size of a frame, about: sized so that a batch of 1 KiB records (hundreds of KiB) is
+   * not grown and copied, and cheap to compute (no string is looked at; a property is counted at 48
+   * bytes, longer ones make the buffer grow once).
+   */
+  static int estimate(List<Message> messages, Map<String, String> checkpoints) {
     long estimate = HEADER;
     for (Message m : messages) {
-      // Sized to hold the whole frame (ASCII strings) so that it is not grown and copied: a batch
-      // of 1 KiB records is hundreds of KiB, and every doubling copies it and allocates anew.
-      estimate += 96L + m.size() + 8L * m.headers().size() + m.id().length() + m.topic().length();
-      for (Map.Entry<String, String> e : m.properties().entrySet()) {
-        estimate += 8L + e.getKey().length() + (e.getValue() == null ? 0 : e.getValue().length());
-      }
+      estimate +=
+          96L
+              + m.size()
+              + 8L * m.headers().size()
+              + m.id().length()
+              + m.topic().length()
+              + 48L * m.properties().size();
     }
-    for (Map.Entry<String, String> e : checkpoints.entrySet()) {
-      estimate += 8L + e.getKey().length() + e.getValue().length();
-    }
-    ByteSink s = new ByteSink((int) Math.min(estimate, 64L << 20));
+    estimate += 48L * checkpoints.size();
+    return (int) Math.min(estimate, 64L << 20);
+  }
+
+  /**
+   * Encodes into {@code s} (empty; see {@link #borrowSink}); header fields that depend on the log
+   * are left for seal.
+   */
+  static Encoded encode(List<Message> messages, Map<String, String> checkpoints, ByteSink s) {
     s.skip(HEADER);
     long maxCreated = Long.MIN_VALUE;
     boolean anyWithout = false;
@@ -163,8 +179,54 @@ final class Frames {
     s.putIntAt(OFF_LENGTH, s.position());
     b[OFF_VERSION] = (byte) VERSION;
     b[OFF_FLAGS] = (byte) flags;
+    b[OFF_FLAGS + 1] = 0; // reserved (a reused buffer holds old bytes)
+    b[OFF_FLAGS + 2] = 0;
     s.putIntAt(OFF_COUNT, messages.size());
     return new Encoded(s, messages.size(), maxCreated, anyWithout);
+  }
+
+  /** Frame buffers larger than this are not kept for reuse. */
+  static final int MAX_SPARE_BYTES = 8 << 20;
+
+  /**
+   * One frame buffer per appending thread, reused from append to append so that a batch is encoded
+   * into memory that is already allocated (and warm) instead of a fresh array of hundreds of KiB;
+   * soft, so the GC may take it back. {@code lent} is set while a frame encoded into it may still
+   * be written.
+   */
+  private static final class Spare {
+    SoftReference<ByteSink> ref;
+    boolean lent;
+  }
+
+  private static final ThreadLocal<Spare> SPARE = ThreadLocal.withInitial(Spare::new);
+
+  /**
+   * An empty buffer for a frame of about {@code estimate} bytes: this thread's spare when it is
+   * free and large enough, else a new one. Give it back with {@link #releaseSink} once the frame is
+   * written (or will never be); a buffer not given back is simply not reused.
+   */
+  static ByteSink borrowSink(int estimate) {
+    Spare spare = SPARE.get();
+    ByteSink s = spare.lent || spare.ref == null ? null : spare.ref.get();
+    if (s == null || s.capacity() < estimate) {
+      s = new ByteSink(estimate);
+    }
+    spare.lent = true;
+    s.reset();
+    return s;
+  }
+
+  /** Gives a buffer from {@link #borrowSink} back to this thread; the frame in it is done with. */
+  static void releaseSink(ByteSink s) {
+    Spare spare = SPARE.get();
+    spare.lent = false;
+    if (s.capacity() <= MAX_SPARE_BYTES) {
+      ByteSink current = spare.ref == null ? null : spare.ref.get();
+      if (current != s && (current == null || s.capacity() >= current.capacity())) {
+        spare.ref = new SoftReference<>(s);
+      }
+    }
   }
 
   /** Stamps base offset, append time, max time and the CRC. */
@@ -201,7 +263,7 @@ final class Frames {
     if (m.expiresAt() != null) {
       s.putLong(m.expiresAt().getEpochSecond()).putInt(m.expiresAt().getNano());
     }
-    s.putString(m.id()).putString(m.topic());
+    s.putString(m.id()).putRepeatedString(m.topic());
     if (key != null) {
       s.putInt(key.length).putBytes(key, 0, key.length);
     }
@@ -211,12 +273,13 @@ final class Frames {
     List<Header> headers = m.headers();
     s.putInt(headers.size());
     for (Header h : headers) {
-      s.putString(h.key()).putNullableBytes(h.valueUnsafe());
+      s.putRepeatedString(h.key()).putNullableBytes(h.valueUnsafe());
     }
     Map<String, String> props = m.properties();
     s.putInt(props.size());
     for (Map.Entry<String, String> e : props.entrySet()) {
-      s.putString(e.getKey()).putNullableString(e.getValue());
+      // keys repeat from record to record, and so do values such as a source topic
+      s.putRepeatedString(e.getKey()).putNullableRepeatedString(e.getValue());
     }
     s.putIntAt(lenAt, s.position() - lenAt - 4);
   }

@@ -423,6 +423,12 @@ final class QueueLog {
       int s = state.get();
       return s == DONE || s == FAILED;
     }
+
+    /** Finished or cancelled: no writer touches the frame any more. */
+    boolean settled() {
+      int s = state.get();
+      return s == DONE || s == FAILED || s == CANCELLED;
+    }
   }
 
   /**
@@ -451,7 +457,21 @@ final class QueueLog {
   long append(
       List<Message> messages, Map<String, String> cp, boolean durable, boolean interruptible)
       throws InterruptedException {
-    Request r = new Request(Frames.encode(messages, cp), cp, durable || config.syncEveryAppend());
+    // The frame is encoded into this thread's reused buffer; it goes back once no writer can still
+    // touch the frame (always, unless an Error left the request queued).
+    ByteSink buffer = Frames.borrowSink(Frames.estimate(messages, cp));
+    Request r = null;
+    try {
+      r = new Request(Frames.encode(messages, cp, buffer), cp, durable || config.syncEveryAppend());
+      return append(r, interruptible);
+    } finally {
+      if (r == null || r.settled()) {
+        Frames.releaseSink(buffer);
+      }
+    }
+  }
+
+  private long append(Request r, boolean interruptible) throws InterruptedException {
     pending.add(r);
     if (!r.durable) {
       Thread w = barrierWaiter;

@@ -97,6 +97,9 @@ interface StoreIo {
    * time.
    */
   final class ChannelFile implements WritableFile {
+    /** Largest slice of a frame handed to one positional write. */
+    static final int WRITE_CHUNK = 1 << 20;
+
     private final Path path;
     private final RandomAccessFile raf;
     private volatile FileChannel channel;
@@ -120,6 +123,10 @@ interface StoreIo {
       try {
         for (int reopened = 0; b.hasRemaining(); ) {
           try {
+            // At most WRITE_CHUNK bytes per call: the JDK copies a heap buffer into a temporary
+            // direct buffer of the size asked for, and a frame of many MiB would get a new one
+            // (fresh memory, page faults) nearly every time instead of the cached one.
+            b.limit(Math.min(off + len, b.position() + WRITE_CHUNK));
             channel.write(b, position + (b.position() - off));
           } catch (java.nio.channels.ClosedChannelException e) {
             // an interrupt closed the channel mid-write: reopen and write the rest again
@@ -128,6 +135,8 @@ interface StoreIo {
               throw e;
             }
             channel = FileChannel.open(path, StandardOpenOption.WRITE);
+          } finally {
+            b.limit(off + len);
           }
         }
       } finally {
