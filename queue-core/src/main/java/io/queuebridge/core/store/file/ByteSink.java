@@ -25,6 +25,13 @@ final class ByteSink {
     buf = new byte[Math.max(16, capacity)];
   }
 
+  /**
+   * A sink writing over {@code reuse} from its start (its old bytes are overwritten or ignored).
+   */
+  ByteSink(byte[] reuse) {
+    buf = reuse;
+  }
+
   int position() {
     return pos;
   }

@@ -189,43 +189,40 @@ final class Frames {
   static final int MAX_SPARE_BYTES = 8 << 20;
 
   /**
-   * One frame buffer per appending thread, reused from append to append so that a batch is encoded
-   * into memory that is already allocated (and warm) instead of a fresh array of hundreds of KiB;
-   * soft, so the GC may take it back. {@code lent} is set while a frame encoded into it may still
-   * be written.
+   * One spare frame array per appending thread, reused from append to append so that a batch is
+   * encoded into memory that is already allocated (and warm) instead of a fresh array of hundreds
+   * of KiB; soft, so the GC may take it back. While a frame encoded into it may still be written
+   * the array is out of the thread-local (lent), so a second borrow gets a fresh one. The value
+   * holds JDK types only: a thread that outlives this library's class loader (a Connect worker
+   * thread) does not keep the loader alive.
    */
-  private static final class Spare {
-    SoftReference<ByteSink> ref;
-    boolean lent;
-  }
-
-  private static final ThreadLocal<Spare> SPARE = ThreadLocal.withInitial(Spare::new);
+  private static final ThreadLocal<SoftReference<byte[]>> SPARE = new ThreadLocal<>();
 
   /**
-   * An empty buffer for a frame of about {@code estimate} bytes: this thread's spare when it is
-   * free and large enough, else a new one. Give it back with {@link #releaseSink} once the frame is
-   * written (or will never be); a buffer not given back is simply not reused.
+   * An empty buffer for a frame of about {@code estimate} bytes: on this thread's spare array when
+   * there is one large enough, else on a new one. Give it back with {@link #releaseSink} once the
+   * frame is written (or will never be); a buffer not given back is simply not reused.
    */
   static ByteSink borrowSink(int estimate) {
-    Spare spare = SPARE.get();
-    ByteSink s = spare.lent || spare.ref == null ? null : spare.ref.get();
-    if (s == null || s.capacity() < estimate) {
-      s = new ByteSink(estimate);
+    SoftReference<byte[]> ref = SPARE.get();
+    byte[] spare = ref == null ? null : ref.get();
+    if (spare == null || spare.length < estimate) {
+      return new ByteSink(estimate);
     }
-    spare.lent = true;
-    s.reset();
-    return s;
+    SPARE.remove();
+    return new ByteSink(spare);
   }
 
   /** Gives a buffer from {@link #borrowSink} back to this thread; the frame in it is done with. */
   static void releaseSink(ByteSink s) {
-    Spare spare = SPARE.get();
-    spare.lent = false;
-    if (s.capacity() <= MAX_SPARE_BYTES) {
-      ByteSink current = spare.ref == null ? null : spare.ref.get();
-      if (current != s && (current == null || s.capacity() >= current.capacity())) {
-        spare.ref = new SoftReference<>(s);
-      }
+    byte[] array = s.array();
+    if (array.length > MAX_SPARE_BYTES) {
+      return;
+    }
+    SoftReference<byte[]> ref = SPARE.get();
+    byte[] current = ref == null ? null : ref.get();
+    if (current != array && (current == null || array.length >= current.length)) {
+      SPARE.set(new SoftReference<>(array));
     }
   }
 
