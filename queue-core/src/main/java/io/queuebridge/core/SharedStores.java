@@ -3,8 +3,9 @@ package io.queuebridge.core;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,17 +18,25 @@ import org.slf4j.LoggerFactory;
  * <p>Why: a file store's directory can be open only once, and two managers over one store would
  * each believe they own its capture, retention and delivery loops.
  *
- * <p>Thread-safe. {@link #acquire} blocks while another thread opens or closes a store.
+ * <p>Thread-safe. Each identity has its own lock: {@link #acquire} and {@link Lease#close()} block
+ * while another thread opens or closes <em>the same</em> store, never for another one. (A slow
+ * open, such as a database that keeps refusing a wrong password until its connect timeout, would
+ * otherwise hold every other lease in the worker — a stopping task's included — for that long.)
  */
 public final class SharedStores {
   private static final Logger log = LoggerFactory.getLogger(SharedStores.class);
-  private static final Map<String, Entry> OPEN = new HashMap<>();
+
+  /** The lock of each identity ever named in this class loader (one small object each). */
+  private static final ConcurrentMap<String, Object> LOCKS = new ConcurrentHashMap<>();
+
+  /** The open stores; an identity's entry is added, removed and counted under its lock. */
+  private static final ConcurrentMap<String, Entry> OPEN = new ConcurrentHashMap<>();
 
   private SharedStores() {}
 
   /**
    * A lease on the store that {@code type} and {@code config} name, opening it (and starting its
-   * manager) if nobody holds it yet.
+   * manager) if nobody holds it yet. Blocks while the same store is being opened or closed.
    *
    * @throws InvalidConfigException for an unknown type or a bad configuration
    * @throws QueueStoreException if the store cannot be opened
@@ -36,7 +45,7 @@ public final class SharedStores {
     QueueStoreProvider provider = QueueStores.provider(type);
     provider.validate(config);
     String identity = provider.identity(config);
-    synchronized (OPEN) {
+    synchronized (lockOf(identity)) {
       Entry e = OPEN.get(identity);
       if (e == null) {
         Storage storage = provider.open(config);
@@ -59,14 +68,18 @@ public final class SharedStores {
 
   /** How many leases are held on the store of that identity (0 when it is not open). */
   static int references(String identity) {
-    synchronized (OPEN) {
+    synchronized (lockOf(identity)) {
       Entry e = OPEN.get(identity);
       return e == null ? 0 : e.references;
     }
   }
 
+  private static Object lockOf(String identity) {
+    return LOCKS.computeIfAbsent(identity, k -> new Object());
+  }
+
   private static void release(Entry e) {
-    synchronized (OPEN) {
+    synchronized (lockOf(e.identity)) {
       if (--e.references > 0) {
         return;
       }
@@ -88,7 +101,7 @@ public final class SharedStores {
     final String identity;
     final Storage storage;
     final QueueManager manager;
-    int references;
+    int references; // guarded by the identity's lock
 
     Entry(String identity, Storage storage, QueueManager manager) {
       this.identity = identity;
