@@ -62,6 +62,7 @@ final class Db implements AutoCloseable {
     hc.setConnectionTimeout(config.connectTimeoutMs());
     hc.setInitializationFailTimeout(config.connectTimeoutMs());
     hc.setDataSourceProperties(driverProperties(config));
+    failFastOnRefusal(config);
     try {
       this.pool = new HikariDataSource(hc);
     } catch (RuntimeException e) {
@@ -69,6 +70,42 @@ final class Db implements AutoCloseable {
           null,
           "cannot connect to the postgres store " + config.description() + ": " + rootMessage(e),
           null);
+    }
+  }
+
+  /**
+   * One direct connection attempt before the pool starts, so that a refusal waiting cannot cure —
+   * SQLSTATE class 28 (wrong password, unknown role, no {@code pg_hba.conf} entry) or 3D (no such
+   * database) — fails the open at once. The pool alone would retry it until {@code
+   * connect.timeout.ms}, holding up a Connect validation that long. Any other failure (the server
+   * not up yet, say) is left to the pool's retries.
+   *
+   * @throws RetriableStoreException if the server refused the connection for good
+   */
+  private static void failFastOnRefusal(PostgresConfig config) {
+    Properties p = driverProperties(config);
+    if (config.user() != null) {
+      p.setProperty("user", config.user());
+    }
+    if (config.password() != null) {
+      p.setProperty("password", config.password());
+    }
+    try {
+      java.sql.DriverManager.getConnection(config.url(), p).close(); // accepted: the pool will be
+    } catch (SQLException e) {
+      String state = e.getSQLState();
+      if (state != null && (state.startsWith("28") || state.startsWith("3D"))) {
+        throw new RetriableStoreException(
+            null,
+            "cannot connect to the postgres store "
+                + config.description()
+                + ": "
+                + rootMessage(e)
+                + " (SQLSTATE "
+                + state
+                + ")",
+            null);
+      }
     }
   }
 
