@@ -240,16 +240,22 @@ class QueueSinkTaskTest {
     assertThat(coordinates(stream())).hasSize(15); // 5..9 were appended once, then skipped
   }
 
-  @Test
-  void aFullQueuePausesThePartitionsUntilItHasRoomAndLosesNothing() {
+  /** A task routing by matching into the classic queue {@code work} (topic "in", maxDepth 10). */
+  private QueueSinkTask openedIntoWorkQueue(FakeContext context) {
     try (SharedStores.Lease lease = SharedStores.acquire("file", Map.of("path", dir.toString()))) {
       lease.manager().createQueue(QueueConfig.durable("work").topics("in").maxDepth(10).build());
     }
     Map<String, String> props = props("file");
     props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");
-    FakeContext context = new FakeContext(TP0);
     QueueSinkTask task = start(context, props);
-    task.open(List.of(TP0));
+    task.open(context.assignment);
+    return task;
+  }
+
+  @Test
+  void aFullQueuePausesThePartitionsUntilItHasRoomAndLosesNothing() {
+    FakeContext context = new FakeContext(TP0);
+    QueueSinkTask task = openedIntoWorkQueue(context);
     task.put(records(TP0, 0, 8));
     task.put(records(TP0, 8, 13)); // 8 + 5 > maxDepth 10: refused on the writer thread
 
@@ -281,14 +287,8 @@ class QueueSinkTaskTest {
 
   @Test
   void aPutLargerThanAClassicQueuesMaxDepthIsWrittenInPiecesInsteadOfRefusedForever() {
-    try (SharedStores.Lease lease = SharedStores.acquire("file", Map.of("path", dir.toString()))) {
-      lease.manager().createQueue(QueueConfig.durable("work").topics("in").maxDepth(10).build());
-    }
-    Map<String, String> props = props("file");
-    props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");
     FakeContext context = new FakeContext(TP0);
-    QueueSinkTask task = start(context, props);
-    task.open(List.of(TP0));
+    QueueSinkTask task = openedIntoWorkQueue(context);
 
     // 25 records could never enter a queue of maxDepth 10 as one batch, not even an empty one.
     task.put(records(TP0, 0, 25));
