@@ -70,7 +70,10 @@ import org.slf4j.LoggerFactory;
  * SinkTaskContext.pause}). It resumes them on a later {@code put} or {@code preCommit} once {@code
  * queue.retry.backoff.ms} has passed and, when a queue refused the batch as full, once that queue
  * has room for the refused batch again (or is empty). Records redelivered below a watermark are
- * skipped, so nothing is lost or stored twice. Errors that retrying cannot fix fail the task.
+ * skipped, so nothing is lost or stored twice. A batch into a classic queue never exceeds the
+ * queue's {@code maxDepth} (the queue takes a batch whole or not at all, so a larger one would be
+ * refused forever): the records beyond it are left out of the batch and rewound the same way.
+ * Errors that retrying cannot fix fail the task.
  *
  * <p>Not thread-safe; Connect calls a task from one thread (the writer thread only runs the appends
  * handed to it).
@@ -280,6 +283,7 @@ public class QueueSinkTask extends SinkTask {
       return;
     }
     if (inFlight != null
+        && !waiting.capped
         && waiting.records < MAX_WAITING_RECORDS
         && waiting.bytes < MAX_WAITING_BYTES) {
       return; // the writer is busy: keep collecting, the next hand-over takes it all
@@ -288,10 +292,16 @@ public class QueueSinkTask extends SinkTask {
     handOver();
   }
 
-  /** Maps {@code records} into {@code into}, skipping what every target already holds. */
+  /**
+   * Maps {@code records} into {@code into}, skipping what every target already holds. A classic
+   * queue's batch stops at the queue's {@code maxDepth} (a larger batch could never be admitted,
+   * not even into an empty queue): the records of a partition from the first one that does not fit
+   * are left out and rewound, and {@code into} is marked capped.
+   */
   private void collect(
       Collection<SinkRecord> records, Map<TopicPartition, Long> rewound, Pending into) {
     Map<String, List<QueueBatch>> targetsByTopic = new HashMap<>();
+    Set<TopicPartition> cut = new HashSet<>();
     List<Future<Void>> reported = new ArrayList<>();
     List<QueueBatch> wanting = new ArrayList<>(1);
     TopicPartition tp = null;
@@ -299,11 +309,9 @@ public class QueueSinkTask extends SinkTask {
       tp = samePartition(tp, record) ? tp : partitionOf(record);
       long offset = record.originalKafkaOffset();
       Long rewoundTo = rewound.get(tp);
-      if (rewoundTo != null && offset >= rewoundTo) {
+      if ((rewoundTo != null && offset >= rewoundTo) || cut.contains(tp)) {
         continue; // fetched before the rewind Connect is about to do
       }
-      into.first.putIfAbsent(tp, offset);
-      into.seen.put(tp, offset + 1);
       wanting.clear();
       List<QueueBatch> targets =
           targetsByTopic.computeIfAbsent(record.topic(), topic -> batchesFor(topic, into.batches));
@@ -312,6 +320,14 @@ public class QueueSinkTask extends SinkTask {
           wanting.add(batch);
         }
       }
+      if (wanting.stream().anyMatch(QueueBatch::atMaxDepth)) {
+        cut.add(tp); // this record and the rest of its partition: fetched again after the rewind
+        rewinds.merge(tp, offset, Math::min);
+        into.capped = true;
+        continue;
+      }
+      into.first.putIfAbsent(tp, offset);
+      into.seen.put(tp, offset + 1);
       if (wanting.isEmpty()) {
         metrics.skipped();
         continue; // already in every target, or in none
@@ -631,6 +647,11 @@ public class QueueSinkTask extends SinkTask {
       this.marks = marks;
     }
 
+    /** Whether this is a classic queue's batch as large as the queue may ever hold. */
+    boolean atMaxDepth() {
+      return !config.isStream() && requests.size() >= config.maxDepth();
+    }
+
     boolean wants(TopicPartition tp, long offset) {
       Long mark = next.containsKey(tp) ? next.get(tp) : marks.get(tp);
       return mark == null || offset >= mark;
@@ -667,6 +688,10 @@ public class QueueSinkTask extends SinkTask {
     final Map<TopicPartition, Long> first = new HashMap<>();
     int records;
     long bytes;
+
+    /** A batch reached its queue's maxDepth: hand over now, collect nothing more into it. */
+    boolean capped;
+
     Future<Void> done;
 
     /** The queue's batch being written (read after {@link #done} completed). */

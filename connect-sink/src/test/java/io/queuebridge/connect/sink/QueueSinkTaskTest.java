@@ -240,16 +240,22 @@ class QueueSinkTaskTest {
     assertThat(coordinates(stream())).hasSize(15); // 5..9 were appended once, then skipped
   }
 
-  @Test
-  void aFullQueuePausesThePartitionsUntilItHasRoomAndLosesNothing() {
+  /** A task routing by matching into the classic queue {@code work} (topic "in", maxDepth 10). */
+  private QueueSinkTask openedIntoWorkQueue(FakeContext context) {
     try (SharedStores.Lease lease = SharedStores.acquire("file", Map.of("path", dir.toString()))) {
       lease.manager().createQueue(QueueConfig.durable("work").topics("in").maxDepth(10).build());
     }
     Map<String, String> props = props("file");
     props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");
-    FakeContext context = new FakeContext(TP0);
     QueueSinkTask task = start(context, props);
-    task.open(List.of(TP0));
+    task.open(context.assignment);
+    return task;
+  }
+
+  @Test
+  void aFullQueuePausesThePartitionsUntilItHasRoomAndLosesNothing() {
+    FakeContext context = new FakeContext(TP0);
+    QueueSinkTask task = openedIntoWorkQueue(context);
     task.put(records(TP0, 0, 8));
     task.put(records(TP0, 8, 13)); // 8 + 5 > maxDepth 10: refused on the writer thread
 
@@ -276,6 +282,45 @@ class QueueSinkTaskTest {
       assertThat(q.readBatch("work", q.head("work"), 100))
           .extracting(m -> m.properties().get(KafkaCoordinates.OFFSET))
           .containsExactly("8", "9", "10", "11", "12");
+    }
+  }
+
+  @Test
+  void aPutLargerThanAClassicQueuesMaxDepthIsWrittenInPiecesInsteadOfRefusedForever() {
+    FakeContext context = new FakeContext(TP0);
+    QueueSinkTask task = openedIntoWorkQueue(context);
+
+    // 25 records could never enter a queue of maxDepth 10 as one batch, not even an empty one.
+    task.put(records(TP0, 0, 25));
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(10)));
+    assertThat(context.paused).as("nothing was refused").isEmpty();
+    task.put(records(TP0, 25, 30)); // fetched before the rewind took effect: not written
+    assertThat(context.rewinds).containsExactly(Map.entry(TP0, 10L));
+    assertThat(consumeAll("work")).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+
+    task.put(records(TP0, 10, 30)); // fetched again from the rewound position
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(20)));
+    task.put(List.of());
+    assertThat(context.rewinds).containsExactly(Map.entry(TP0, 20L));
+    assertThat(consumeAll("work"))
+        .containsExactly(10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L);
+
+    task.put(records(TP0, 20, 30));
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(30)));
+    assertThat(consumeAll("work"))
+        .containsExactly(20L, 21L, 22L, 23L, 24L, 25L, 26L, 27L, 28L, 29L);
+  }
+
+  /** The Kafka offsets of everything in {@code queue}, which is then emptied (consumed). */
+  private List<Long> consumeAll(String queue) {
+    try (SharedStores.Lease lease = SharedStores.acquire("file", Map.of("path", dir.toString()))) {
+      var q = lease.storage().queues();
+      List<Long> offsets = new ArrayList<>();
+      for (Message m : q.readBatch(queue, q.head(queue), 10_000)) {
+        offsets.add(Long.parseLong(m.properties().get(KafkaCoordinates.OFFSET)));
+      }
+      q.truncate(queue, q.tail(queue));
+      return offsets;
     }
   }
 

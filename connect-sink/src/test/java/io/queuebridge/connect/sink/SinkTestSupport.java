@@ -61,7 +61,15 @@ final class SinkTestSupport {
 
   /** Every message of {@code queue} in the file store at {@code dir}, in offset order. */
   static List<Message> readAll(Path dir, String queue) {
-    try (SharedStores.Lease lease = SharedStores.acquire("file", fileStore(dir))) {
+    return readAll("file", dir, queue);
+  }
+
+  /**
+   * Every message of {@code queue} in the store of type {@code storeType} at {@code dir} (a worker
+   * in this JVM holding the same store shares the open instance), in offset order.
+   */
+  static List<Message> readAll(String storeType, Path dir, String queue) {
+    try (SharedStores.Lease lease = SharedStores.acquire(storeType, fileStore(dir))) {
       var store = lease.storage().queues();
       List<Message> out = new ArrayList<>();
       long next = store.head(queue);
