@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
  * refused with {@link QueueMessageTooLargeException}; a classic queue holding {@code maxDepth}
  * messages refuses with {@link QueueFullException} (capture counts it as dropped). The depth check
  * reads the queue's count before appending, so concurrent publishers may overshoot {@code maxDepth}
- * by at most their number.
+ * by at most their number of messages, or, for batch publishes ({@link #publishBatchDurably}), by
+ * up to one batch per other concurrent publisher.
  *
  * <p><b>Consumers.</b> {@link #subscribe} / {@link #subscribeExisting} / {@link #unsubscribe}
  * manage group membership ({@code Q-SUB}) for pull consumers, which then claim and settle through
