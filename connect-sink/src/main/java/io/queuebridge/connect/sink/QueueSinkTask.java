@@ -309,7 +309,7 @@ public class QueueSinkTask extends SinkTask {
       tp = samePartition(tp, record) ? tp : partitionOf(record);
       long offset = record.originalKafkaOffset();
       Long rewoundTo = rewound.get(tp);
-      if ((rewoundTo != null && offset >= rewoundTo) || cut.contains(tp)) {
+      if ((rewoundTo != null && offset >= rewoundTo) || (!cut.isEmpty() && cut.contains(tp))) {
         continue; // fetched before the rewind Connect is about to do
       }
       wanting.clear();
@@ -320,7 +320,7 @@ public class QueueSinkTask extends SinkTask {
           wanting.add(batch);
         }
       }
-      if (wanting.stream().anyMatch(QueueBatch::atMaxDepth)) {
+      if (anyAtMaxDepth(wanting)) {
         cut.add(tp); // this record and the rest of its partition: fetched again after the rewind
         rewinds.merge(tp, offset, Math::min);
         into.capped = true;
@@ -359,6 +359,16 @@ public class QueueSinkTask extends SinkTask {
       }
     }
     awaitReported(reported);
+  }
+
+  /** Whether one of {@code batches} is a classic queue's batch already at its maxDepth. */
+  private static boolean anyAtMaxDepth(List<QueueBatch> batches) {
+    for (QueueBatch b : batches) {
+      if (b.atMaxDepth()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -28,19 +28,6 @@ import org.apache.kafka.connect.sink.SinkRecord;
 final class RecordMapper {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /**
-   * The partition property of the usual partitions, one instance each: the file store writes a
-   * string it has just written again by copying it (see its frame encoder), which only recognises
-   * the same instance.
-   */
-  private static final String[] PARTITIONS = new String[256];
-
-  static {
-    for (int p = 0; p < PARTITIONS.length; p++) {
-      PARTITIONS[p] = Integer.toString(p);
-    }
-  }
-
   private final boolean keepKey;
   private final boolean keepHeaders;
   private final boolean keepMetadata;
@@ -79,14 +66,10 @@ final class RecordMapper {
         b.timestamp(record.timestamp(), timestampType(record.timestampType()));
       }
       b.property(KafkaCoordinates.TOPIC, record.originalTopic());
-      b.property(KafkaCoordinates.PARTITION, partition(record.originalKafkaPartition()));
+      b.property(KafkaCoordinates.PARTITION, String.valueOf(record.originalKafkaPartition()));
       b.property(KafkaCoordinates.OFFSET, String.valueOf(record.originalKafkaOffset()));
     }
     return b.build();
-  }
-
-  private static String partition(int p) {
-    return p >= 0 && p < PARTITIONS.length ? PARTITIONS[p] : Integer.toString(p);
   }
 
   private static TimestampType timestampType(org.apache.kafka.common.record.TimestampType type) {

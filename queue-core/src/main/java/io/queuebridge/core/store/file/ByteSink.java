@@ -45,10 +45,6 @@ final class ByteSink {
     return Arrays.copyOf(buf, pos);
   }
 
-  int capacity() {
-    return buf.length;
-  }
-
   void reset() {
     pos = 0;
     Arrays.fill(repeated, null);
@@ -184,15 +180,6 @@ final class ByteSink {
     repeated[slot] = s;
     repeatedAt[slot] = at;
     return this;
-  }
-
-  /** {@link #putNullableString} with {@link #putRepeatedString}. */
-  ByteSink putNullableRepeatedString(String s) {
-    if (s == null) {
-      return putByte(0);
-    }
-    putByte(1);
-    return putRepeatedString(s);
   }
 
   /** A string that may be null: a presence byte, then {@link #putString}. */

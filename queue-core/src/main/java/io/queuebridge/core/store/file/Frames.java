@@ -270,13 +270,15 @@ final class Frames {
     List<Header> headers = m.headers();
     s.putInt(headers.size());
     for (Header h : headers) {
-      s.putRepeatedString(h.key()).putNullableBytes(h.valueUnsafe());
+      s.putString(h.key()).putNullableBytes(h.valueUnsafe());
     }
     Map<String, String> props = m.properties();
     s.putInt(props.size());
     for (Map.Entry<String, String> e : props.entrySet()) {
-      // keys repeat from record to record, and so do values such as a source topic
-      s.putRepeatedString(e.getKey()).putNullableRepeatedString(e.getValue());
+      // Keys are usually the same constant instances from record to record; values (an offset, a
+      // header key decoded per record) are usually new strings, and identity-hashing a new string
+      // costs more than encoding it.
+      s.putRepeatedString(e.getKey()).putNullableString(e.getValue());
     }
     s.putIntAt(lenAt, s.position() - lenAt - 4);
   }

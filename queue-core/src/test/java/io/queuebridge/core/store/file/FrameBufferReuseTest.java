@@ -97,8 +97,8 @@ class FrameBufferReuseTest {
       for (int i = 0; i < 500; i++) {
         // many distinct instances too, so that slots are overwritten and collide
         String s = rnd.nextBoolean() ? strings[rnd.nextInt(strings.length)] : "v" + rnd.nextInt(50);
-        repeated.putRepeatedString(s).putNullableRepeatedString(i % 7 == 0 ? null : s);
-        plain.putString(s).putNullableString(i % 7 == 0 ? null : s);
+        repeated.putRepeatedString(s).putByte(i % 7 == 0 ? 0 : 1).putRepeatedString(s);
+        plain.putString(s).putByte(i % 7 == 0 ? 0 : 1).putString(s);
       }
       assertThat(repeated.toByteArray()).isEqualTo(plain.toByteArray());
     }
