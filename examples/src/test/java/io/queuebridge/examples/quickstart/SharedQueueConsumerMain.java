@@ -15,11 +15,11 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -34,6 +34,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the group.
  */
 public final class SharedQueueConsumerMain {
+  private static final Duration IDLE_WAIT = Duration.ofMillis(200);
+
   private SharedQueueConsumerMain() {}
 
   public static void main(String[] args) throws Exception {
@@ -84,7 +86,9 @@ public final class SharedQueueConsumerMain {
             }
           }
           if (batch.isEmpty()) {
-            TimeUnit.MILLISECONDS.sleep(20); // an application's idle wait
+            // idle: wait for the next append (bounded: a message may become claimable again
+            // without one, when another member's claim expires)
+            storage.queues().awaitAppend(queue, storage.queues().tail(queue), IDLE_WAIT);
           }
         }
       } finally {
