@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.errors.InvalidConfigException;
 import java.util.Locale;
 
 /** How a publish is acknowledged (SEMANTICS B §3.4.1 {@code Q-ACK}). */

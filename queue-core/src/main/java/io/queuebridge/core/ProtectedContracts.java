@@ -1,6 +1,7 @@
 package io.queuebridge.core;
 
-import io.queuebridge.core.ProtectedQueueContractDriftException.FieldMismatch;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.ProtectedQueueContractDriftException.FieldMismatch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.group.ConsumerRemovedListener;
 import java.time.Clock;
 import java.time.Duration;

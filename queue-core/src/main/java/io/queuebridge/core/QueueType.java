@@ -1,5 +1,7 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.errors.InvalidConfigException;
+
 /** The two kinds of queue (SEMANTICS B §1.2). */
 public enum QueueType {
   /** A work queue: each message goes to one consumer of a group, tracked until acknowledged. */

@@ -1,5 +1,9 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.errors.CaptureStillRunningException;
+import io.queuebridge.core.errors.DeliveryStillRunningException;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;

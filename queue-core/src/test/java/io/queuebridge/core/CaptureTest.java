@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.capture.CaptureDispatcher;
+import io.queuebridge.core.errors.QueueStoreException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -121,7 +122,7 @@ class CaptureTest {
     QueueManager m = start();
     m.createQueue(QueueConfig.durable("a").topics("t").build());
     m.createQueue(QueueConfig.durable("b").topics("t").build());
-    store.failGetQueue("a", () -> new RetriableStoreException("a", "unreadable", null));
+    store.failGetQueue("a", () -> new QueueStoreException("a", "unreadable", null));
     m.publishToMatchingQueues(request("t", "v"));
     m.stop();
     assertThat(m.metrics())
@@ -149,7 +150,7 @@ class CaptureTest {
     m.createQueue(QueueConfig.durable("a").topics("t").build());
     m.createQueue(QueueConfig.durable("b").topics("t").build());
     m.createQueue(QueueConfig.durable("c").topics("t").build());
-    store.failAppends("a", () -> new RetriableStoreException("a", "disk full", null));
+    store.failAppends("a", () -> new QueueStoreException("a", "disk full", null));
     store.failAppends("c", () -> new IllegalStateException("bug"));
     m.publishToMatchingQueues(request("t", "v"));
     m.stop();
@@ -251,7 +252,7 @@ class CaptureTest {
     for (String q : queues) {
       m.createQueue(QueueConfig.durable(q).topics("t/#").maxDepth(Long.MAX_VALUE).build());
     }
-    store.failAppends("broken", () -> new RetriableStoreException("broken", "io", null));
+    store.failAppends("broken", () -> new QueueStoreException("broken", "io", null));
     int publishers = 3;
     AtomicLong published = new AtomicLong(); // captures handed over: one per matched queue
     AtomicLong refusedAfterStop = new AtomicLong();

@@ -3,7 +3,16 @@ package io.queuebridge.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.ProtectedQueueContractDriftException.FieldMismatch;
+import io.queuebridge.core.errors.DurableSyncUnsupportedException;
+import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
+import io.queuebridge.core.errors.ProtectedQueueContractDriftException.FieldMismatch;
+import io.queuebridge.core.errors.QueueMessageTooLargeException;
+import io.queuebridge.core.errors.QueueNotDurableException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.QueueNotProtectedException;
+import io.queuebridge.core.errors.QueueNotReservedException;
+import io.queuebridge.core.errors.QueueNotStreamException;
+import io.queuebridge.core.errors.QueueStoreException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -226,7 +235,7 @@ class DurableStreamPublishTest {
   @Test
   void failedDurableAppendIsThrownAndNotScheduled() {
     createStream();
-    RetriableStoreException failed = new RetriableStoreException(STREAM, "fsync failed", null);
+    QueueStoreException failed = new QueueStoreException(STREAM, "fsync failed", null);
     store.failAppends(STREAM, () -> failed);
     assertThatThrownBy(() -> manager.publishToDurableStream(STREAM, request(1))).isSameAs(failed);
     assertThat(scheduler.calls()).doesNotContain("schedule:" + STREAM);

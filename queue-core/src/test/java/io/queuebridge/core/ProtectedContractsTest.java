@@ -5,7 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.queuebridge.core.ProtectedQueueContractDriftException.FieldMismatch;
+import io.queuebridge.core.errors.DurableSyncUnsupportedException;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
+import io.queuebridge.core.errors.ProtectedQueueContractDriftException.FieldMismatch;
+import io.queuebridge.core.errors.ProtectedQueueMutationException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.QueueStoreException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -184,7 +190,7 @@ class ProtectedContractsTest {
   void unreadableStoredConfigIsDriftKeepingTheCause() {
     store.delegate().createQueue(EVENTS);
     manager = manager(List.of(EVENTS));
-    RetriableStoreException cause = new RetriableStoreException("events", "io", null);
+    QueueStoreException cause = new QueueStoreException("events", "io", null);
     store.failGetQueue("events", () -> cause);
     assertThatThrownBy(manager::validateProtectedQueueContracts)
         .isInstanceOf(ProtectedQueueContractDriftException.class)
@@ -219,7 +225,7 @@ class ProtectedContractsTest {
     store.delegate().createQueue(AUDIT);
     manager.replaceProtectedQueueContracts(List.of(EVENTS, AUDIT));
     store.clearCalls();
-    Supplier<RuntimeException> down = () -> new RetriableStoreException(null, "store down", null);
+    Supplier<RuntimeException> down = () -> new QueueStoreException(null, "store down", null);
     store.failGetQueue("events", down);
     store.failGetQueue("audit", down);
 

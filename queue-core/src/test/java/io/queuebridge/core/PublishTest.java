@@ -3,6 +3,11 @@ package io.queuebridge.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.queuebridge.core.errors.DurableSyncUnsupportedException;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.QueueFullException;
+import io.queuebridge.core.errors.QueueMessageTooLargeException;
+import io.queuebridge.core.errors.QueueStoreException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -350,7 +355,7 @@ class PublishTest {
     m.createQueue(QueueConfig.durable("a").topics("t").build());
     m.createQueue(QueueConfig.durable("b").topics("t").build());
     m.createQueue(QueueConfig.durable("c").topics("t").maxMessageSize(1).build());
-    RetriableStoreException diskFull = new RetriableStoreException("a", "disk full", null);
+    QueueStoreException diskFull = new QueueStoreException("a", "disk full", null);
     store.failAppends("a", () -> diskFull);
     PublishRequest req =
         PublishRequest.builder("t")

@@ -3,6 +3,10 @@ package io.queuebridge.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.QueueAlreadyExistsException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.QueueStoreException;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -124,9 +128,9 @@ class QueueAdministrationTest {
 
   @Test
   void getOrCreateQueuePropagatesOtherReadErrors() {
-    store.failGetQueue("jobs", () -> new RetriableStoreException("jobs", "disk busy", null));
+    store.failGetQueue("jobs", () -> new QueueStoreException("jobs", "disk busy", null));
     assertThatThrownBy(() -> manager.getOrCreateQueue("jobs"))
-        .isInstanceOf(RetriableStoreException.class)
+        .isInstanceOf(QueueStoreException.class)
         .hasMessageContaining("disk busy");
     assertThat(store.calls("createQueue")).isEmpty();
   }

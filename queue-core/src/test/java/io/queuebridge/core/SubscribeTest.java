@@ -4,6 +4,9 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.queuebridge.core.errors.GroupModeMismatchException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.QueueNotStreamException;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.QueueStores;

@@ -1,8 +1,8 @@
 package io.queuebridge.connect.common;
 
-import io.queuebridge.core.InvalidConfigException;
-import io.queuebridge.core.QueueException;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;
 import java.util.List;
@@ -166,7 +166,7 @@ public final class StoreSettings {
    * the task's trace in the REST status nor a log shows the secret. Blocks while the store opens.
    *
    * @throws InvalidConfigException for an unknown type or a bad configuration (secrets not quoted)
-   * @throws io.queuebridge.core.QueueStoreException if the store cannot be opened
+   * @throws io.queuebridge.core.errors.QueueStoreException if the store cannot be opened
    */
   public static SharedStores.Lease acquire(String type, Map<String, String> providerConfig) {
     try {

@@ -147,7 +147,7 @@ class StoreSettingsTest {
   @Test
   void acquireLetsOrdinaryFailuresThroughUnchanged() {
     assertThatThrownBy(() -> StoreSettings.acquire("memory", Map.of("nme", "typo")))
-        .isInstanceOf(io.queuebridge.core.InvalidConfigException.class)
+        .isInstanceOf(io.queuebridge.core.errors.InvalidConfigException.class)
         .hasMessageContaining("'typo'");
   }
 

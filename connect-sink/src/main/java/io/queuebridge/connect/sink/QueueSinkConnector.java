@@ -2,9 +2,9 @@ package io.queuebridge.connect.sink;
 
 import io.queuebridge.connect.common.ConfigErrors;
 import io.queuebridge.connect.common.StoreSettings;
-import io.queuebridge.core.ProtectedQueueContractDriftException;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,19 +1,13 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.core.InvalidConfigException;
-import io.queuebridge.core.ProtectedQueueContractDriftException;
-import io.queuebridge.core.QueueException;
-import io.queuebridge.core.QueueFullException;
-import io.queuebridge.core.QueueMessageTooLargeException;
-import io.queuebridge.core.QueueStoreException;
-import io.queuebridge.core.RetriableStoreException;
-import io.queuebridge.core.StoreClosedException;
-import io.queuebridge.core.StoreCorruptedException;
-import io.queuebridge.core.StoreLockedException;
+import io.queuebridge.core.errors.QueueMessageTooLargeException;
+import io.queuebridge.core.errors.RetriableQueueException;
 import org.apache.kafka.connect.errors.DataException;
 
 /**
- * The sink's one place that decides what an error means, by type (never by message text).
+ * The sink's one place that decides what an error means, by type (never by message text): a
+ * record-level failure is this record's fault; otherwise the core's {@link RetriableQueueException}
+ * branch is retriable and everything else is fatal.
  *
  * <ul>
  *   <li>{@link Kind#RETRIABLE}: the same batch may pass later (a transient store failure, a full
@@ -37,24 +31,6 @@ final class SinkErrors {
     if (e instanceof QueueMessageTooLargeException || e instanceof DataException) {
       return Kind.RECORD;
     }
-    if (e instanceof ProtectedQueueContractDriftException
-        || e instanceof StoreCorruptedException
-        || e instanceof StoreLockedException
-        || e instanceof StoreClosedException
-        || e instanceof InvalidConfigException) {
-      return Kind.FATAL;
-    }
-    if (e instanceof RetriableStoreException || e instanceof QueueFullException) {
-      return Kind.RETRIABLE;
-    }
-    if (e instanceof QueueStoreException) {
-      // An I/O failure or a failed durability barrier: the store refuses further appends until a
-      // sync passes again, so retrying the batch is the way to find out.
-      return Kind.RETRIABLE;
-    }
-    if (e instanceof QueueException) {
-      return Kind.FATAL;
-    }
-    return Kind.FATAL;
+    return e instanceof RetriableQueueException ? Kind.RETRIABLE : Kind.FATAL;
   }
 }

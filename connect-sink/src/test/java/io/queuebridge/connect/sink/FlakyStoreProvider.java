@@ -1,6 +1,6 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.core.QueueStoreException;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStoreProvider;

@@ -1,13 +1,13 @@
 package io.queuebridge.connect.source;
 
-import io.queuebridge.core.ConsumerNotFoundException;
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.GroupNotFoundException;
 import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageNotPendingException;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.group.DeliveryAlreadySettledException;
+import io.queuebridge.core.errors.ConsumerNotFoundException;
+import io.queuebridge.core.errors.DeliveryAlreadySettledException;
+import io.queuebridge.core.errors.GroupNotFoundException;
+import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.group.GroupDelivery;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,7 +79,7 @@ final class ClassicReader extends QueueReader {
    *
    * @param connectNext the next offset Connect stored for this queue, or null
    * @param settler where acknowledgements are handed for the housekeeping thread
-   * @throws io.queuebridge.core.QueueException for store failures
+   * @throws io.queuebridge.core.errors.QueueException for store failures
    */
   static ClassicReader open(
       ReaderContext ctx,

@@ -1,9 +1,9 @@
 package io.queuebridge.connect.source;
 
 import io.queuebridge.connect.source.QueueSourceConfig.StartPosition;
-import io.queuebridge.core.ConsumerNotFoundException;
-import io.queuebridge.core.GroupNotFoundException;
-import io.queuebridge.core.QueueException;
+import io.queuebridge.core.errors.ConsumerNotFoundException;
+import io.queuebridge.core.errors.GroupNotFoundException;
+import io.queuebridge.core.errors.QueueException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +36,7 @@ abstract class QueueReader {
    * Appends up to {@code budget} records to {@code out}; poison messages are handled here.
    *
    * @return how many messages were taken from the queue (records and handled poison)
-   * @throws io.queuebridge.core.QueueException for store failures (nothing taken)
+   * @throws io.queuebridge.core.errors.QueueException for store failures (nothing taken)
    */
   abstract int read(List<SourceRecord> out, int budget, Instant now);
 

@@ -1,7 +1,7 @@
 package io.queuebridge.connect.source;
 
 import io.queuebridge.connect.common.StoreSettings;
-import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,13 +1,7 @@
 package io.queuebridge.connect.source;
 
-import io.queuebridge.core.InvalidConfigException;
-import io.queuebridge.core.QueueException;
-import io.queuebridge.core.QueueNotFoundException;
-import io.queuebridge.core.QueueStoreException;
-import io.queuebridge.core.RetriableStoreException;
-import io.queuebridge.core.StoreClosedException;
-import io.queuebridge.core.StoreCorruptedException;
-import io.queuebridge.core.StoreLockedException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.RetriableQueueException;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 
@@ -16,8 +10,9 @@ import org.apache.kafka.connect.errors.RetriableException;
  * wraps it once with the resource it concerns.
  *
  * <ul>
- *   <li>{@link Kind#RETRIABLE}: a transient store failure (I/O that may pass): the task backs off
- *       {@code queue.retry.backoff.ms} and polls again; Connect sees a {@link RetriableException}.
+ *   <li>{@link Kind#RETRIABLE}: a {@link RetriableQueueException} (a transient store failure, a
+ *       full pending entry list): the task backs off {@code queue.retry.backoff.ms} and polls
+ *       again; Connect sees a {@link RetriableException}.
  *   <li>{@link Kind#GONE}: the queue was deleted: the task stops reading it (the connector notices
  *       and reconfigures the tasks).
  *   <li>{@link Kind#FATAL}: nothing will change by retrying (corruption, a locked or closed store,
@@ -37,23 +32,7 @@ final class SourceErrors {
     if (e instanceof QueueNotFoundException) {
       return Kind.GONE;
     }
-    if (e instanceof StoreCorruptedException
-        || e instanceof StoreLockedException
-        || e instanceof StoreClosedException
-        || e instanceof InvalidConfigException) {
-      return Kind.FATAL;
-    }
-    if (e instanceof RetriableStoreException) {
-      return Kind.RETRIABLE;
-    }
-    if (e instanceof QueueStoreException) {
-      // An I/O failure: retrying is the way to find out whether it passed.
-      return Kind.RETRIABLE;
-    }
-    if (e instanceof QueueException) {
-      return Kind.FATAL;
-    }
-    return Kind.FATAL;
+    return e instanceof RetriableQueueException ? Kind.RETRIABLE : Kind.FATAL;
   }
 
   /** The Connect exception for {@code e}: retriable or fatal, naming {@code what} failed. */

@@ -2,8 +2,8 @@ package io.queuebridge.connect.source;
 
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.InvalidOffsetException;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.errors.InvalidOffsetException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import java.time.Instant;
 import java.util.List;
@@ -51,7 +51,7 @@ final class StreamReader extends QueueReader {
    *
    * @param connectNext the next offset Connect stored for this queue, or null
    * @throws ConnectException if the position is past the queue's tail
-   * @throws io.queuebridge.core.QueueException for store failures
+   * @throws io.queuebridge.core.errors.QueueException for store failures
    */
   static StreamReader open(
       ReaderContext ctx, String queue, Long connectNext, QueueSourceConfig config) {

@@ -6,13 +6,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.InvalidConfigException;
 import io.queuebridge.core.KafkaCoordinates;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueType;
-import io.queuebridge.core.RetriableStoreException;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.store.ConsumerGroupState;
 import java.nio.charset.StandardCharsets;
@@ -316,7 +316,7 @@ class QueueSourceTaskTest {
     List<SourceRecord> records = task.poll();
     // the failure is injected at the store SPI seam: every consumer-group write fails
     FaultyStoreProvider.GROUP_WRITE_FAILURE.set(
-        new RetriableStoreException("s", "disk briefly unavailable", null));
+        new QueueStoreException("s", "disk briefly unavailable", null));
     records.forEach(r -> task.commitRecord(r, accepted(r)));
     await("the housekeeper's failure comes out of poll")
         .atMost(Duration.ofSeconds(10))

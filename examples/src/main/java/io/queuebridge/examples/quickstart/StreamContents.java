@@ -1,7 +1,7 @@
 package io.queuebridge.examples.quickstart;
 
 import io.queuebridge.core.Message;
-import io.queuebridge.core.StoreLockedException;
+import io.queuebridge.core.errors.StoreLockedException;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -30,7 +30,7 @@ public final class StreamContents {
    *
    * @param releaseTimeout how long to wait for another opener to close the store
    * @throws IllegalStateException if the store is still locked after {@code releaseTimeout}
-   * @throws io.queuebridge.core.QueueNotFoundException if the store has no such stream
+   * @throws io.queuebridge.core.errors.QueueNotFoundException if the store has no such stream
    * @throws InterruptedException if interrupted while waiting
    */
   public static List<RecordSnapshot> read(Path storeDir, String stream, Duration releaseTimeout)

@@ -3,8 +3,8 @@ package io.queuebridge.examples.worker;
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageNotPendingException;
 import io.queuebridge.core.QueueManager;
+import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupDelivery;
 import java.time.Duration;
@@ -137,8 +137,9 @@ public final class WorkQueueWorker {
    *
    * @return how many jobs were handled; 0 when none was claimable (nothing new, every retry still
    *     waiting)
-   * @throws io.queuebridge.core.QueueNotFoundException if the queue does not exist
-   * @throws io.queuebridge.core.GroupModeMismatchException if the group reads the queue as a stream
+   * @throws io.queuebridge.core.errors.QueueNotFoundException if the queue does not exist
+   * @throws io.queuebridge.core.errors.GroupModeMismatchException if the group reads the queue as a
+   *     stream
    */
   public int pollOnce() {
     if (!joined) {

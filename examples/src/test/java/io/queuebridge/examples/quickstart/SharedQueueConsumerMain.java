@@ -2,9 +2,9 @@ package io.queuebridge.examples.quickstart;
 
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.MessageNotPendingException;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
+import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.store.QueueStores;

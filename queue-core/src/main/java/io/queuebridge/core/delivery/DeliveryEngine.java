@@ -1,11 +1,11 @@
 package io.queuebridge.core.delivery;
 
-import io.queuebridge.core.ConsumerNotFoundException;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.GroupNotFoundException;
 import io.queuebridge.core.PeriodicScheduler;
-import io.queuebridge.core.QueueNotFoundException;
-import io.queuebridge.core.group.DeliveryAlreadySettledException;
+import io.queuebridge.core.errors.ConsumerNotFoundException;
+import io.queuebridge.core.errors.DeliveryAlreadySettledException;
+import io.queuebridge.core.errors.GroupNotFoundException;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.group.StreamBatch;

@@ -1,27 +1,27 @@
 package io.queuebridge.core.group;
 
-import io.queuebridge.core.CommitOffsetOnlyForStreamModeException;
-import io.queuebridge.core.ConsumerGroupExistsException;
-import io.queuebridge.core.ConsumerNotFoundException;
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.DlqConfig;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.GroupModeMismatchException;
-import io.queuebridge.core.GroupNotFoundException;
-import io.queuebridge.core.InvalidOffsetException;
 import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageNotPendingException;
 import io.queuebridge.core.MessageState;
-import io.queuebridge.core.OffsetOutOfRangeException;
-import io.queuebridge.core.PelFullException;
-import io.queuebridge.core.PendingEntryNotFoundException;
-import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueException;
-import io.queuebridge.core.QueueNotFoundException;
-import io.queuebridge.core.ReservedQueueException;
 import io.queuebridge.core.RetentionPolicy;
 import io.queuebridge.core.RetryPolicy;
+import io.queuebridge.core.errors.CommitOffsetOnlyForStreamModeException;
+import io.queuebridge.core.errors.ConsumerGroupExistsException;
+import io.queuebridge.core.errors.ConsumerNotFoundException;
+import io.queuebridge.core.errors.GroupModeMismatchException;
+import io.queuebridge.core.errors.GroupNotFoundException;
+import io.queuebridge.core.errors.InvalidOffsetException;
+import io.queuebridge.core.errors.MessageNotPendingException;
+import io.queuebridge.core.errors.OffsetOutOfRangeException;
+import io.queuebridge.core.errors.PelFullException;
+import io.queuebridge.core.errors.PendingEntryNotFoundException;
+import io.queuebridge.core.errors.QueueAlreadyExistsException;
+import io.queuebridge.core.errors.QueueException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
@@ -272,7 +272,7 @@ public final class GroupCoordinator {
    * @throws GroupModeMismatchException if the group exists in the other mode
    * @throws IllegalArgumentException if the consumer id is empty, or the group id is empty after
    *     applying the default rule
-   * @throws io.queuebridge.core.InvalidConfigException if the pattern is not a valid filter
+   * @throws io.queuebridge.core.errors.InvalidConfigException if the pattern is not a valid filter
    */
   public ConsumerGroupState join(
       String queue, String pattern, String groupId, String consumerId, CursorOption cursor) {

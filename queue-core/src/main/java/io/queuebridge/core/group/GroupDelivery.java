@@ -2,7 +2,8 @@ package io.queuebridge.core.group;
 
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageNotPendingException;
+import io.queuebridge.core.errors.DeliveryAlreadySettledException;
+import io.queuebridge.core.errors.MessageNotPendingException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -129,7 +130,7 @@ public final class GroupDelivery {
    * mode.
    *
    * @return whether the claim was extended
-   * @throws io.queuebridge.core.QueueNotFoundException if the queue does not exist
+   * @throws io.queuebridge.core.errors.QueueNotFoundException if the queue does not exist
    */
   public boolean renew() {
     return mode == GroupMode.QUEUE && coordinator.renewDelivery(this);
@@ -185,8 +186,8 @@ public final class GroupDelivery {
    * @param reason why; recorded in the dead letter's {@code _dlq_reason}; null means empty
    * @throws DeliveryAlreadySettledException if already settled or settling
    * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
-   * @throws io.queuebridge.core.QueueStoreException if the dead letter could not be written (the
-   *     message stays pending)
+   * @throws io.queuebridge.core.errors.QueueStoreException if the dead letter could not be written
+   *     (the message stays pending)
    */
   public void reject(String reason) {
     String why = Objects.requireNonNullElse(reason, "");

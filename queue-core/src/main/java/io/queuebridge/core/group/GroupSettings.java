@@ -1,6 +1,6 @@
 package io.queuebridge.core.group;
 
-import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.errors.InvalidConfigException;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,5 +1,7 @@
 package io.queuebridge.core.job;
 
+import io.queuebridge.core.errors.DeliveryAlreadySettledException;
+import io.queuebridge.core.errors.DriverClosedException;
 import java.time.Duration;
 
 /**
@@ -7,10 +9,10 @@ import java.time.Duration;
  *
  * <p><b>Settle once.</b> A delivery moves from <em>unsettled</em> to <em>settling</em> while a
  * settlement runs, then to <em>settled</em>. Any settlement call while it is settling or settled
- * throws {@link DeliverySettledException} and changes nothing. If the thread is interrupted when a
- * settlement is called, it throws {@link InterruptedException} (the interrupt status is cleared)
- * and the delivery stays unsettled. If a settlement's action fails, the delivery returns to
- * unsettled, so it may be settled again, and the failure is thrown.
+ * throws {@link DeliveryAlreadySettledException} and changes nothing. If the thread is interrupted
+ * when a settlement is called, it throws {@link InterruptedException} (the interrupt status is
+ * cleared) and the delivery stays unsettled. If a settlement's action fails, the delivery returns
+ * to unsettled, so it may be settled again, and the failure is thrown.
  *
  * <p><b>Threads.</b> Thread-safe: a handler may pass its delivery to another thread; concurrent
  * settlement attempts race and exactly one wins. Settlements do not block in the memory driver;
@@ -24,7 +26,7 @@ public interface Delivery {
   /**
    * The job is done; the message is dropped.
    *
-   * @throws DeliverySettledException if already settled or settling
+   * @throws DeliveryAlreadySettledException if already settled or settling
    * @throws InterruptedException if the thread is interrupted (delivery stays unsettled)
    */
   void acknowledge() throws InterruptedException;
@@ -35,7 +37,7 @@ public interface Delivery {
    * positive requeues at the queue's tail at once.
    *
    * @throws DriverClosedException if the driver is stopped (delivery stays unsettled)
-   * @throws DeliverySettledException if already settled or settling
+   * @throws DeliveryAlreadySettledException if already settled or settling
    * @throws InterruptedException if the thread is interrupted (delivery stays unsettled)
    * @throws NullPointerException if {@code delay} is null
    */
@@ -44,7 +46,7 @@ public interface Delivery {
   /**
    * The job is refused for good; the message is dropped (the memory driver has no dead letters).
    *
-   * @throws DeliverySettledException if already settled or settling
+   * @throws DeliveryAlreadySettledException if already settled or settling
    * @throws InterruptedException if the thread is interrupted (delivery stays unsettled)
    */
   void reject() throws InterruptedException;
@@ -52,7 +54,7 @@ public interface Delivery {
   /**
    * The job failed terminally: {@code cause} (may be null) is logged and the message dropped.
    *
-   * @throws DeliverySettledException if already settled or settling
+   * @throws DeliveryAlreadySettledException if already settled or settling
    * @throws InterruptedException if the thread is interrupted (delivery stays unsettled)
    */
   void fail(Throwable cause) throws InterruptedException;

@@ -1,5 +1,10 @@
 package io.queuebridge.core.job;
 
+import io.queuebridge.core.errors.DeliveryUnsettledException;
+import io.queuebridge.core.errors.DriverClosedException;
+import io.queuebridge.core.errors.InvalidHandlerException;
+import io.queuebridge.core.errors.InvalidQueueException;
+import io.queuebridge.core.errors.JobHandlerException;
 import java.time.Duration;
 
 /**

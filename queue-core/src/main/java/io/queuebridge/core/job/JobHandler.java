@@ -1,5 +1,7 @@
 package io.queuebridge.core.job;
 
+import io.queuebridge.core.errors.DeliveryUnsettledException;
+
 /**
  * Handles one delivery on a consumer's thread. The handler owns the delivery: it must settle it
  * ({@link Delivery#acknowledge()}, {@link Delivery#retry}, {@link Delivery#reject()} or {@link

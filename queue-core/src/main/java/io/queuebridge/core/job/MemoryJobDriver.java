@@ -1,5 +1,8 @@
 package io.queuebridge.core.job;
 
+import io.queuebridge.core.errors.DriverClosedException;
+import io.queuebridge.core.errors.InvalidHandlerException;
+import io.queuebridge.core.errors.InvalidQueueException;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;

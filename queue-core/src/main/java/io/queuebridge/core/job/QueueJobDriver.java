@@ -1,12 +1,15 @@
 package io.queuebridge.core.job;
 
-import io.queuebridge.core.ConsumerNotFoundException;
 import io.queuebridge.core.PeriodicScheduler;
 import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
-import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.errors.ConsumerNotFoundException;
+import io.queuebridge.core.errors.DriverClosedException;
+import io.queuebridge.core.errors.InvalidHandlerException;
+import io.queuebridge.core.errors.InvalidQueueException;
+import io.queuebridge.core.errors.QueueAlreadyExistsException;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.store.ConsumerGroupState;
@@ -75,8 +78,8 @@ import org.slf4j.LoggerFactory;
  * handed to another consumer; renewing stops when the delivery is settled (a renewal never pushes
  * back a retry's delay) and when the handler returns. Only a claim that could not be renewed in
  * time (the process stalled or died) becomes claimable again by another consumer; a late settlement
- * of it then fails with {@link io.queuebridge.core.MessageNotPendingException} and the delivery
- * stays unsettled.
+ * of it then fails with {@link io.queuebridge.core.errors.MessageNotPendingException} and the
+ * delivery stays unsettled.
  *
  * <h2>Waiting</h2>
  *
@@ -161,8 +164,8 @@ public final class QueueJobDriver implements JobDriver {
    * {@code J-DISP}: appends the job to its queue (created from the template when absent). Blocks
    * for the append and, when the queue acknowledges with fsync, the durability barrier.
    *
-   * @throws io.queuebridge.core.QueueException if the queue cannot be created or the append fails
-   *     (nothing is enqueued)
+   * @throws io.queuebridge.core.errors.QueueException if the queue cannot be created or the append
+   *     fails (nothing is enqueued)
    */
   @Override
   public String dispatch(JobMessage message) throws InterruptedException {

@@ -1,5 +1,8 @@
 package io.queuebridge.core.job;
 
+import io.queuebridge.core.errors.DeliveryAlreadySettledException;
+import io.queuebridge.core.errors.DeliveryUnsettledException;
+import io.queuebridge.core.errors.JobHandlerException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,7 +14,7 @@ import org.slf4j.Logger;
  * does ({@link #onAcknowledge}, {@link #onRetry}, {@link #onReject}, {@link #onFail}).
  *
  * <p>States: unsettled → settling (while an action runs) → settled. A settlement while settling or
- * settled throws {@link DeliverySettledException}; an interrupted thread gets {@link
+ * settled throws {@link DeliveryAlreadySettledException}; an interrupted thread gets {@link
  * InterruptedException} and the delivery stays unsettled; an action that throws returns the
  * delivery to unsettled and the error propagates. Thread-safe (one compare-and-set decides).
  */
@@ -78,7 +81,7 @@ abstract class SettleOnceDelivery implements Delivery {
   final void cleanup(Throwable cause, Logger log) {
     try {
       settle(false, () -> onFail(cause));
-    } catch (DeliverySettledException | InterruptedException e) {
+    } catch (DeliveryAlreadySettledException | InterruptedException e) {
       // The handler's own settlement stands (InterruptedException cannot happen here).
     } catch (RuntimeException e) {
       log.warn(
@@ -91,7 +94,7 @@ abstract class SettleOnceDelivery implements Delivery {
 
   private void settle(boolean checkInterrupt, Runnable action) throws InterruptedException {
     if (!state.compareAndSet(UNSETTLED, SETTLING)) {
-      throw new DeliverySettledException(job.id(), job.queue());
+      throw new DeliveryAlreadySettledException(job.queue(), job.id());
     }
     boolean done = false;
     try {

@@ -1,9 +1,9 @@
 package io.queuebridge.core.store;
 
-import io.queuebridge.core.ConsumerGroupExistsException;
-import io.queuebridge.core.GroupNotFoundException;
-import io.queuebridge.core.PendingEntryNotFoundException;
-import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.errors.ConsumerGroupExistsException;
+import io.queuebridge.core.errors.GroupNotFoundException;
+import io.queuebridge.core.errors.PendingEntryNotFoundException;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -56,8 +56,8 @@ public interface ConsumerGroupStore {
    * orders can deadlock, which a database reports as a failure).
    *
    * @throws NullPointerException if an argument is null
-   * @throws io.queuebridge.core.QueueStoreException if the store fails to lock or commit (the
-   *     body's changes are then not applied by a transactional store)
+   * @throws io.queuebridge.core.errors.QueueStoreException if the store fails to lock or commit
+   *     (the body's changes are then not applied by a transactional store)
    */
   default <T> T atomically(String queue, String groupId, Supplier<T> body) {
     Objects.requireNonNull(queue, "queue");

@@ -1,7 +1,7 @@
 package io.queuebridge.core.store;
 
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.PendingEntryNotFoundException;
+import io.queuebridge.core.errors.PendingEntryNotFoundException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,14 +1,14 @@
 package io.queuebridge.core.store;
 
-import io.queuebridge.core.InvalidConfigException;
 import io.queuebridge.core.Message;
-import io.queuebridge.core.OffsetOutOfRangeException;
-import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueNotFoundException;
-import io.queuebridge.core.QueueStoreException;
-import io.queuebridge.core.ReservedQueueException;
-import io.queuebridge.core.StoreClosedException;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.OffsetOutOfRangeException;
+import io.queuebridge.core.errors.QueueAlreadyExistsException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.errors.ReservedQueueException;
+import io.queuebridge.core.errors.StoreClosedException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -37,11 +37,11 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Values.</b> Messages are immutable values; the store never keeps a caller's array (the
  * {@link Message} builder already copied it). Configurations returned are values too.
  *
- * <p><b>Errors.</b> Unchecked {@link io.queuebridge.core.QueueException} subclasses as listed per
- * method; any I/O failure is a {@link QueueStoreException} (a {@link
- * io.queuebridge.core.RetriableStoreException} when a retry may pass, a {@link
- * io.queuebridge.core.StoreCorruptedException} for damaged data); after {@link #close()} every
- * method but {@code close} throws {@link StoreClosedException}.
+ * <p><b>Errors.</b> Unchecked {@link io.queuebridge.core.errors.QueueException} subclasses as
+ * listed per method; any I/O failure is a {@link QueueStoreException} (a {@link
+ * io.queuebridge.core.errors.QueueStoreException} when a retry may pass, a {@link
+ * io.queuebridge.core.errors.StoreCorruptedException} for damaged data); after {@link #close()}
+ * every method but {@code close} throws {@link StoreClosedException}.
  */
 public interface QueueStore extends AutoCloseable {
 

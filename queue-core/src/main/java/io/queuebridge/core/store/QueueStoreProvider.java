@@ -1,6 +1,6 @@
 package io.queuebridge.core.store;
 
-import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.errors.InvalidConfigException;
 import java.util.Map;
 
 /**
@@ -37,8 +37,8 @@ public interface QueueStoreProvider {
    * Opens (creating if needed) the store. Blocks for its recovery.
    *
    * @throws InvalidConfigException if the configuration is invalid
-   * @throws io.queuebridge.core.QueueStoreException if the store cannot be opened (locked, corrupt,
-   *     unreachable)
+   * @throws io.queuebridge.core.errors.QueueStoreException if the store cannot be opened (locked,
+   *     corrupt, unreachable)
    */
   Storage open(Map<String, String> config);
 }

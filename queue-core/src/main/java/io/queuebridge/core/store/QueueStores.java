@@ -1,6 +1,6 @@
 package io.queuebridge.core.store;
 
-import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.store.file.FileStoreProvider;
 import io.queuebridge.core.store.memory.MemoryStoreProvider;
 import java.nio.file.Path;
@@ -37,9 +37,10 @@ public final class QueueStores {
    * Blocks for recovery. For other settings use {@code open("file", config)} with the keys of
    * {@link FileStoreProvider}.
    *
-   * @throws io.queuebridge.core.StoreLockedException if the directory is open elsewhere
-   * @throws io.queuebridge.core.StoreCorruptedException if it is damaged beyond automatic repair
-   * @throws io.queuebridge.core.QueueStoreException for other I/O failures
+   * @throws io.queuebridge.core.errors.StoreLockedException if the directory is open elsewhere
+   * @throws io.queuebridge.core.errors.StoreCorruptedException if it is damaged beyond automatic
+   *     repair
+   * @throws io.queuebridge.core.errors.QueueStoreException for other I/O failures
    */
   public static Storage file(Path directory) {
     return new FileStoreProvider().open(Map.of("path", directory.toString()));

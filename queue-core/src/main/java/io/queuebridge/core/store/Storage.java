@@ -5,7 +5,7 @@ package io.queuebridge.core.store;
  * one database). Obtained from a {@link QueueStoreProvider}; closing it closes both parts.
  *
  * <p>Thread-safe. {@link #close()} is idempotent; using a part after close throws {@link
- * io.queuebridge.core.StoreClosedException}.
+ * io.queuebridge.core.errors.StoreClosedException}.
  */
 public interface Storage extends AutoCloseable {
 

@@ -2,7 +2,7 @@ package io.queuebridge.core.store;
 
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.ReservedQueueException;
+import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.topic.TopicFilters;
 import java.util.List;
 import java.util.Objects;
@@ -25,7 +25,7 @@ public final class StoreChecks {
    * {@link QueueConfig#validate()}.
    *
    * @throws NullPointerException if {@code config} is null
-   * @throws io.queuebridge.core.InvalidConfigException if the configuration is invalid
+   * @throws io.queuebridge.core.errors.InvalidConfigException if the configuration is invalid
    */
   public static void checkCreate(QueueConfig config, Runnable checkOpen) {
     Objects.requireNonNull(config, "config");
@@ -39,7 +39,7 @@ public final class StoreChecks {
    * configuration can still be stored).
    *
    * @throws NullPointerException if {@code config} or its name is null
-   * @throws io.queuebridge.core.InvalidConfigException if a topic filter is invalid
+   * @throws io.queuebridge.core.errors.InvalidConfigException if a topic filter is invalid
    */
   public static void checkUpdate(QueueConfig config, Runnable checkOpen) {
     Objects.requireNonNull(config, "config");

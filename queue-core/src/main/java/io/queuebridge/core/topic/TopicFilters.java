@@ -1,6 +1,6 @@
 package io.queuebridge.core.topic;
 
-import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.errors.InvalidConfigException;
 
 /**
  * MQTT-style topic filters: {@code /} separates levels, {@code +} matches one level, {@code #} the

@@ -6,13 +6,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.ManualScheduler;
 import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageNotPendingException;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.RetryPolicy;
+import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupMetrics;
 import io.queuebridge.core.store.ConsumerGroupState;

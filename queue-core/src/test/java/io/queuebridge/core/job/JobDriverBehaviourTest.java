@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.errors.DeliveryAlreadySettledException;
+import io.queuebridge.core.errors.DeliveryUnsettledException;
+import io.queuebridge.core.errors.DriverClosedException;
+import io.queuebridge.core.errors.InvalidHandlerException;
+import io.queuebridge.core.errors.InvalidQueueException;
+import io.queuebridge.core.errors.JobHandlerException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -407,7 +413,7 @@ abstract class JobDriverBehaviourTest<D extends JobDriver> {
       Delivery d = take(seen);
       assertThatThrownBy(d::acknowledge)
           .as("the driver failed it")
-          .isInstanceOf(DeliverySettledException.class);
+          .isInstanceOf(DeliveryAlreadySettledException.class);
       assertThat(undelivered("work")).as("b is still there for others").isEqualTo(1);
       assertThat(logger.events)
           .anyMatch(e -> e.level() == Level.WARN && e.error() == boom)
@@ -457,7 +463,8 @@ abstract class JobDriverBehaviourTest<D extends JobDriver> {
           .isInstanceOf(DeliveryUnsettledException.class)
           .hasMessageContaining(id)
           .hasMessageContaining("'work'");
-      assertThatThrownBy(take(seen)::acknowledge).isInstanceOf(DeliverySettledException.class);
+      assertThatThrownBy(take(seen)::acknowledge)
+          .isInstanceOf(DeliveryAlreadySettledException.class);
       assertThat(undelivered("work")).isZero();
       assertThat(logger.events)
           .anyMatch(e -> e.error() instanceof DeliveryUnsettledException)
@@ -487,10 +494,11 @@ abstract class JobDriverBehaviourTest<D extends JobDriver> {
     void aSecondSettlementOfAnyKindThrowsDeliverySettled() throws Exception {
       Delivery d = hold("a");
       d.acknowledge();
-      assertThatThrownBy(d::acknowledge).isInstanceOf(DeliverySettledException.class);
-      assertThatThrownBy(d::reject).isInstanceOf(DeliverySettledException.class);
-      assertThatThrownBy(() -> d.fail(null)).isInstanceOf(DeliverySettledException.class);
-      assertThatThrownBy(() -> d.retry(Duration.ZERO)).isInstanceOf(DeliverySettledException.class);
+      assertThatThrownBy(d::acknowledge).isInstanceOf(DeliveryAlreadySettledException.class);
+      assertThatThrownBy(d::reject).isInstanceOf(DeliveryAlreadySettledException.class);
+      assertThatThrownBy(() -> d.fail(null)).isInstanceOf(DeliveryAlreadySettledException.class);
+      assertThatThrownBy(() -> d.retry(Duration.ZERO))
+          .isInstanceOf(DeliveryAlreadySettledException.class);
       assertThat(undelivered("work")).isZero();
       release.release();
     }
@@ -516,7 +524,7 @@ abstract class JobDriverBehaviourTest<D extends JobDriver> {
                       d.reject();
                     }
                     won.incrementAndGet();
-                  } catch (DeliverySettledException e) {
+                  } catch (DeliveryAlreadySettledException e) {
                     refused.incrementAndGet();
                   } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -671,7 +679,7 @@ abstract class JobDriverBehaviourTest<D extends JobDriver> {
       assertThat(secondStop.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
       assertThat(c.end()).isInstanceOf(DriverClosedException.class);
       assertThat(interrupted).isFalse();
-      assertThatThrownBy(d::acknowledge).isInstanceOf(DeliverySettledException.class);
+      assertThatThrownBy(d::acknowledge).isInstanceOf(DeliveryAlreadySettledException.class);
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.queuebridge.core.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.errors.JobHandlerException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -7,13 +7,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.ManualScheduler;
 import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageNotPendingException;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
-import io.queuebridge.core.QueueNotFoundException;
 import io.queuebridge.core.RetryPolicy;
+import io.queuebridge.core.errors.JobHandlerException;
+import io.queuebridge.core.errors.MessageNotPendingException;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.PendingEntry;

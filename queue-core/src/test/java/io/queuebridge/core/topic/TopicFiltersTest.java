@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.errors.InvalidConfigException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

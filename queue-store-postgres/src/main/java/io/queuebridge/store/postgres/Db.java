@@ -2,9 +2,8 @@ package io.queuebridge.store.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.queuebridge.core.QueueStoreException;
-import io.queuebridge.core.RetriableStoreException;
-import io.queuebridge.core.StoreClosedException;
+import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.errors.StoreClosedException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,8 +24,8 @@ import java.util.function.Supplier;
  * uses a connection and a transaction of its own (for the durable appends, whose commit is their
  * durability barrier).
  *
- * <p><b>Errors.</b> {@link SQLException}s become {@link RetriableStoreException} when a retry may
- * pass (connection failures, serialisation failures, deadlocks, pool timeouts, shutdowns), {@link
+ * <p><b>Errors.</b> {@link SQLException}s become {@link QueueStoreException} when a retry may pass
+ * (connection failures, serialisation failures, deadlocks, pool timeouts, shutdowns), {@link
  * StoreClosedException} once the store is closed, and {@link QueueStoreException} otherwise.
  * Messages name the store (never its password) and the queue. Unchecked exceptions thrown by the
  * work roll the transaction back and propagate unchanged.
@@ -66,7 +65,7 @@ final class Db implements AutoCloseable {
     try {
       this.pool = new HikariDataSource(hc);
     } catch (RuntimeException e) {
-      throw new RetriableStoreException(
+      throw new QueueStoreException(
           null,
           "cannot connect to the postgres store " + config.description() + ": " + rootMessage(e),
           null);
@@ -80,7 +79,7 @@ final class Db implements AutoCloseable {
    * connect.timeout.ms}, holding up a Connect validation that long. Any other failure (the server
    * not up yet, say) is left to the pool's retries.
    *
-   * @throws RetriableStoreException if the server refused the connection for good
+   * @throws QueueStoreException if the server refused the connection for good
    */
   private static void failFastOnRefusal(PostgresConfig config) {
     Properties p = driverProperties(config);
@@ -95,7 +94,7 @@ final class Db implements AutoCloseable {
     } catch (SQLException e) {
       String state = e.getSQLState();
       if (state != null && (state.startsWith("28") || state.startsWith("3D"))) {
-        throw new RetriableStoreException(
+        throw new QueueStoreException(
             null,
             "cannot connect to the postgres store "
                 + config.description()
@@ -289,7 +288,7 @@ final class Db implements AutoCloseable {
             || state.equals("40P01") // deadlock detected
             || state.equals("55P03"); // lock not available
     return retriable
-        ? new RetriableStoreException(queue, message, e)
+        ? new QueueStoreException(queue, message, e)
         : new QueueStoreException(queue, message, e);
   }
 

@@ -1,10 +1,10 @@
 package io.queuebridge.store.postgres;
 
-import io.queuebridge.core.ConsumerGroupExistsException;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.GroupNotFoundException;
-import io.queuebridge.core.PendingEntryNotFoundException;
-import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.errors.ConsumerGroupExistsException;
+import io.queuebridge.core.errors.GroupNotFoundException;
+import io.queuebridge.core.errors.PendingEntryNotFoundException;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;

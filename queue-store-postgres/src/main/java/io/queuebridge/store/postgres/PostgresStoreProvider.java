@@ -64,10 +64,10 @@ public final class PostgresStoreProvider implements QueueStoreProvider {
    * Connects, creates or migrates the schema (under an advisory lock, safe with concurrent
    * openers), and starts the append listener. Blocks for all of that.
    *
-   * @throws io.queuebridge.core.InvalidConfigException for a bad key
-   * @throws io.queuebridge.core.RetriableStoreException if the database cannot be reached
-   * @throws io.queuebridge.core.QueueStoreException if the schema is newer than this code, or
-   *     another database error
+   * @throws io.queuebridge.core.errors.InvalidConfigException for a bad key
+   * @throws io.queuebridge.core.errors.QueueStoreException if the database cannot be reached
+   * @throws io.queuebridge.core.errors.QueueStoreException if the schema is newer than this code,
+   *     or another database error
    */
   @Override
   public Storage open(Map<String, String> config) {

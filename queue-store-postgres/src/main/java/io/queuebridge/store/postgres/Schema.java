@@ -1,6 +1,6 @@
 package io.queuebridge.store.postgres;
 
-import io.queuebridge.core.QueueStoreException;
+import io.queuebridge.core.errors.QueueStoreException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

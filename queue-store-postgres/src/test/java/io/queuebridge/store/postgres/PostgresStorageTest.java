@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueStoreException;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.queuebridge.core.InvalidConfigException;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.RetriableStoreException;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -173,7 +173,7 @@ class PostgresStoreProviderTest {
     Throwable t = catchThrowable(() -> QueueStores.open("postgres", config));
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(60));
     assertThat(t)
-        .isInstanceOf(RetriableStoreException.class)
+        .isInstanceOf(QueueStoreException.class)
         .hasMessageContaining("cannot connect")
         .hasMessageContaining(database.name())
         .hasMessageContaining("SQLSTATE 28");

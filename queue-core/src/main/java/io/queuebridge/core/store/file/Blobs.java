@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.StoreCorruptedException;
+import io.queuebridge.core.errors.StoreCorruptedException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

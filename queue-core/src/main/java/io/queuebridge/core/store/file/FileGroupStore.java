@@ -1,8 +1,8 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.ConsumerGroupExistsException;
-import io.queuebridge.core.GroupNotFoundException;
-import io.queuebridge.core.QueueStoreException;
+import io.queuebridge.core.errors.ConsumerGroupExistsException;
+import io.queuebridge.core.errors.GroupNotFoundException;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
@@ -30,9 +30,10 @@ import java.util.Optional;
  * deleting a group is durable on return.
  *
  * <p><b>Errors.</b> A missing group on an existing queue is a {@link GroupNotFoundException}; a
- * missing queue is a {@link io.queuebridge.core.QueueNotFoundException} for every method but {@link
- * #deleteGroup}, which is idempotent. Group ids are checked against the file-name rules of {@link
- * Names} when a group is created ({@link io.queuebridge.core.InvalidConfigException}).
+ * missing queue is a {@link io.queuebridge.core.errors.QueueNotFoundException} for every method but
+ * {@link #deleteGroup}, which is idempotent. Group ids are checked against the file-name rules of
+ * {@link Names} when a group is created ({@link
+ * io.queuebridge.core.errors.InvalidConfigException}).
  *
  * <p>Thread-safe.
  */

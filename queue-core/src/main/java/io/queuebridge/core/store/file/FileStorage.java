@@ -1,13 +1,13 @@
 package io.queuebridge.core.store.file;
 
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.queuebridge.core.InvalidConfigException;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueNotFoundException;
-import io.queuebridge.core.QueueStoreException;
-import io.queuebridge.core.StoreClosedException;
-import io.queuebridge.core.StoreCorruptedException;
-import io.queuebridge.core.StoreLockedException;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.errors.StoreClosedException;
+import io.queuebridge.core.errors.StoreCorruptedException;
+import io.queuebridge.core.errors.StoreLockedException;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;

@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.store.QueueStoreProvider;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -65,8 +65,9 @@ public final class FileStoreProvider implements QueueStoreProvider {
   /**
    * Opens the store, recovering it (see {@link FileStorage#recovery()}).
    *
-   * @throws io.queuebridge.core.StoreLockedException if it is open elsewhere
-   * @throws io.queuebridge.core.StoreCorruptedException if it is damaged beyond automatic repair
+   * @throws io.queuebridge.core.errors.StoreLockedException if it is open elsewhere
+   * @throws io.queuebridge.core.errors.StoreCorruptedException if it is damaged beyond automatic
+   *     repair
    */
   @Override
   public FileStorage open(Map<String, String> config) {

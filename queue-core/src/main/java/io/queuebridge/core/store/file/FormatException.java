@@ -2,7 +2,7 @@ package io.queuebridge.core.store.file;
 
 /**
  * Data that passed its CRC (or has none) does not follow the format. Internal: callers turn it into
- * a {@link io.queuebridge.core.StoreCorruptedException} naming the file and position.
+ * a {@link io.queuebridge.core.errors.StoreCorruptedException} naming the file and position.
  */
 final class FormatException extends RuntimeException {
   private final long position;

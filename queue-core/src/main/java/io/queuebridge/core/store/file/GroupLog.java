@@ -1,8 +1,8 @@
 package io.queuebridge.core.store.file;
 
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.QueueStoreException;
-import io.queuebridge.core.StoreCorruptedException;
+import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.GroupTable;
@@ -576,7 +576,7 @@ final class GroupLog {
 
   private void checkOpen() {
     if (closed) {
-      throw new io.queuebridge.core.GroupNotFoundException(queue, id);
+      throw new io.queuebridge.core.errors.GroupNotFoundException(queue, id);
     }
   }
 

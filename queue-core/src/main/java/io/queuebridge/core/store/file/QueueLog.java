@@ -1,11 +1,11 @@
 package io.queuebridge.core.store.file;
 
 import io.queuebridge.core.Message;
-import io.queuebridge.core.OffsetOutOfRangeException;
-import io.queuebridge.core.QueueNotFoundException;
-import io.queuebridge.core.QueueStoreException;
-import io.queuebridge.core.StoreClosedException;
-import io.queuebridge.core.StoreCorruptedException;
+import io.queuebridge.core.errors.OffsetOutOfRangeException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.errors.StoreClosedException;
+import io.queuebridge.core.errors.StoreCorruptedException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;

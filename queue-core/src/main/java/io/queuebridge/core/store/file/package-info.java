@@ -28,8 +28,8 @@
  * <p><b>Recovery</b> ({@code QueueLog}): only the newest segment of each queue is scanned on open
  * (framing, continuity, CRC); its torn or corrupt tail is cut, logged at WARN and reported; older
  * segments are verified frame by frame when read and fail closed with {@link
- * io.queuebridge.core.StoreCorruptedException} naming file and byte position. Opening therefore
- * costs O(newest segment), not O(store size).
+ * io.queuebridge.core.errors.StoreCorruptedException} naming file and byte position. Opening
+ * therefore costs O(newest segment), not O(store size).
  *
  * <p><b>Platform.</b> Meant for Linux (POSIX permissions, directory fsync, deleting files that
  * readers still have open). Names differing only by case collide on case-insensitive file systems.

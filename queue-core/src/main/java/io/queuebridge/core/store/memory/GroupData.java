@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.memory;
 
-import io.queuebridge.core.GroupNotFoundException;
+import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.GroupTable;
 

@@ -1,8 +1,8 @@
 package io.queuebridge.core.store.memory;
 
-import io.queuebridge.core.ConsumerGroupExistsException;
-import io.queuebridge.core.GroupNotFoundException;
-import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.errors.ConsumerGroupExistsException;
+import io.queuebridge.core.errors.GroupNotFoundException;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;

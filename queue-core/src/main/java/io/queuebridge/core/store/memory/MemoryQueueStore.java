@@ -1,9 +1,9 @@
 package io.queuebridge.core.store.memory;
 
 import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueAlreadyExistsException;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueNotFoundException;
+import io.queuebridge.core.errors.QueueAlreadyExistsException;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.StoreChecks;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.queuebridge.core.store.memory;
 
-import io.queuebridge.core.QueueNotFoundException;
-import io.queuebridge.core.StoreClosedException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.StoreClosedException;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;

@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.memory;
 
-import io.queuebridge.core.InvalidConfigException;
+import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.Storage;
 import java.util.Map;

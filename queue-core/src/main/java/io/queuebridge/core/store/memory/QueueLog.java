@@ -2,8 +2,8 @@ package io.queuebridge.core.store.memory;
 
 import io.queuebridge.core.Header;
 import io.queuebridge.core.Message;
-import io.queuebridge.core.OffsetOutOfRangeException;
-import io.queuebridge.core.QueueException;
+import io.queuebridge.core.errors.OffsetOutOfRangeException;
+import io.queuebridge.core.errors.QueueException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;

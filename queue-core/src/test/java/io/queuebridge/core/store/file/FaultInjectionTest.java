@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueStoreException;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.PendingEntry;

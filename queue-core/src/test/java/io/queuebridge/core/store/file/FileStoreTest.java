@@ -3,11 +3,11 @@ package io.queuebridge.core.store.file;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.InvalidConfigException;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueStoreException;
-import io.queuebridge.core.StoreCorruptedException;
+import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueStoreException;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -191,7 +191,7 @@ class GroupLogTest {
     Files.write(groupFile(), b);
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> FileStorage.open(config(), java.time.Clock.systemUTC(), io))
-        .isInstanceOf(io.queuebridge.core.StoreCorruptedException.class)
+        .isInstanceOf(io.queuebridge.core.errors.StoreCorruptedException.class)
         .hasMessageContaining(groupFile().toString())
         .hasMessageContaining("no readable snapshot");
   }

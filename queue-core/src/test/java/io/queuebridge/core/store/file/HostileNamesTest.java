@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.InvalidConfigException;
 import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import java.nio.file.Files;
 import java.nio.file.Path;

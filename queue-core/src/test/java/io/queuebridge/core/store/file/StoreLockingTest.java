@@ -3,7 +3,7 @@ package io.queuebridge.core.store.file;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.StoreLockedException;
+import io.queuebridge.core.errors.StoreLockedException;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.io.BufferedReader;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.StoreCorruptedException;
+import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.memory;
 
-import io.queuebridge.core.StoreClosedException;
+import io.queuebridge.core.errors.StoreClosedException;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStores;

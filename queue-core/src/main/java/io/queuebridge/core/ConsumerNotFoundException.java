@@ -1,9 +1,0 @@
-package io.queuebridge.core;
-
-/** The consumer is not a member of the group. */
-public class ConsumerNotFoundException extends QueueException {
-
-  public ConsumerNotFoundException(String queue, String group, String consumer) {
-    super(queue, "consumer not found: " + consumer + " in group " + group + " on queue " + queue);
-  }
-}
