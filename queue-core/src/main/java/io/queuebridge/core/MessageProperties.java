@@ -59,6 +59,30 @@ public final class MessageProperties {
   /** Reason of a reject. */
   public static final String REASON = "reason";
 
+  /** On a dead letter: the queue the message was dead-lettered from. */
+  public static final String DLQ_ORIGINAL_QUEUE = "_dlq_original_queue";
+
+  /** On a dead letter: the topic the original message was published or captured on. */
+  public static final String DLQ_ORIGINAL_TOPIC = "_dlq_original_topic";
+
+  /** On a dead letter: the consumer group that gave the message up. */
+  public static final String DLQ_GROUP = "_dlq_group";
+
+  /** On a dead letter: how many times the group had delivered the message. */
+  public static final String DLQ_DELIVERY_COUNT = "_dlq_delivery_count";
+
+  /** On a dead letter: why it was dead-lettered (rejected with a reason, retries exhausted...). */
+  public static final String DLQ_REASON = "_dlq_reason";
+
+  /** On a dead letter: when it was moved, ISO-8601 UTC. */
+  public static final String DLQ_MOVED_AT = "_dlq_moved_at";
+
+  /** On a dead letter: the original message's delivery id ({@code <queue>:<offset>}). */
+  public static final String DLQ_ORIGINAL_ID = "_dlq_original_id";
+
+  /** On a dead letter: the original message's offset in its queue. */
+  public static final String DLQ_ORIGINAL_OFFSET = "_dlq_original_offset";
+
   /** Every reserved name (SEMANTICS B §1.3). */
   public static final Set<String> RESERVED =
       Set.of(

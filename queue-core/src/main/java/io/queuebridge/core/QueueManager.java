@@ -1,8 +1,6 @@
 package io.queuebridge.core;
 
-import io.queuebridge.core.capture.CaptureDispatcher;
 import io.queuebridge.core.delivery.ConsumeOptions;
-import io.queuebridge.core.delivery.DeliveryEngine;
 import io.queuebridge.core.delivery.DeliveryHandler;
 import io.queuebridge.core.delivery.Subscription;
 import io.queuebridge.core.errors.CaptureStillRunningException;
@@ -24,8 +22,11 @@ import io.queuebridge.core.errors.QueueNotReservedException;
 import io.queuebridge.core.errors.QueueNotStreamException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.ReservedQueueException;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupSettings;
+import io.queuebridge.core.internal.capture.CaptureDispatcher;
+import io.queuebridge.core.internal.delivery.DeliveryEngine;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
@@ -1721,7 +1722,7 @@ public final class QueueManager {
    * cursors, dead letters. One per manager, so every group mutation of the store is serialised by
    * one lock.
    */
-  public GroupCoordinator consumerGroups() {
+  public ConsumerGroups consumerGroups() {
     return consumerGroups;
   }
 }

@@ -7,8 +7,9 @@ import java.util.Objects;
 /**
  * A snapshot of a {@link QueueManager}'s counters (SEMANTICS B §3.13, A8): capture, the
  * consumer-group engine and the push delivery engine. Counters are monotonic since the manager was
- * built (the group counters until {@link io.queuebridge.core.group.GroupCoordinator#resetMetrics()}
- * ); the gauges are documented in {@link GroupMetrics} and {@link DeliveryMetrics}. Immutable.
+ * built (the group counters until {@link
+ * io.queuebridge.core.internal.group.GroupCoordinator#resetMetrics()} ); the gauges are documented
+ * in {@link GroupMetrics} and {@link DeliveryMetrics}. Immutable.
  *
  * @param captureFailures captures attempted and lost, one per lost queue: the topic could not be
  *     resolved, a matched queue's configuration could not be read, the message was over the queue's

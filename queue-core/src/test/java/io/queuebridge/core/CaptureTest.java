@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.queuebridge.core.capture.CaptureDispatcher;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.internal.capture.CaptureDispatcher;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -8,6 +8,7 @@ import io.queuebridge.core.errors.GroupModeMismatchException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueNotStreamException;
 import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -55,7 +56,8 @@ class SubscribeTest {
     clock.advance(Duration.ofMinutes(1));
     assertThat(manager.heartbeat("worker-7")).isEqualTo(2);
     clock.advance(Duration.ofMinutes(1).plusSeconds(30)); // idle-1 is now past consumerTimeout
-    manager.consumerGroups().removeStaleConsumers(clock.instant());
+    // the manager's heartbeat sweep, run now instead of waiting for its loop
+    ((GroupCoordinator) manager.consumerGroups()).removeStaleConsumers(clock.instant());
     assertThat(manager.consumerGroups().group("a", "worker").orElseThrow().consumers())
         .containsOnlyKeys("worker-7");
     assertThat(manager.consumerGroups().group("b", "w").orElseThrow().consumers())

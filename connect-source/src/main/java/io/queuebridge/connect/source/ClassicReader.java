@@ -242,7 +242,7 @@ final class ClassicReader extends QueueReader {
 
   /**
    * Acknowledges deliveries Kafka accepted (none of them poison) with one {@link
-   * io.queuebridge.core.group.GroupCoordinator#ackAll}: one locked section for the batch the
+   * io.queuebridge.core.group.ConsumerGroups#ackAll}: one locked section for the batch the
    * housekeeper drained, with the same outcome per delivery as {@link #settle}. Housekeeping
    * thread.
    */

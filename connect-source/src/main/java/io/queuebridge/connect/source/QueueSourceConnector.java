@@ -11,7 +11,7 @@ import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.errors.QueueNotFoundException;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -314,7 +314,7 @@ public class QueueSourceConnector extends SourceConnector {
       }
     }
     try (SharedStores.Lease l = StoreSettings.acquire(parsed.storeType(), parsed.storeConfig())) {
-      GroupCoordinator groups = l.manager().consumerGroups();
+      ConsumerGroups groups = l.manager().consumerGroups();
       for (Map.Entry<Map<String, ?>, Map<String, ?>> e : offsets.entrySet()) {
         String queue = SourceOffsets.queueOf(e.getKey());
         QueueConfig qc;

@@ -1,7 +1,7 @@
 package io.queuebridge.connect.source;
 
 import io.queuebridge.core.QueueManager;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.store.QueueStore;
 
 /**
@@ -22,7 +22,7 @@ import io.queuebridge.core.store.QueueStore;
 record ReaderContext(
     QueueManager manager,
     QueueStore queues,
-    GroupCoordinator groups,
+    ConsumerGroups groups,
     String group,
     String consumerId,
     RecordFactory factory,

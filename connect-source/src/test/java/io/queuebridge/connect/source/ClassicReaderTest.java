@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
-import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.group.GroupSettings;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -205,7 +206,7 @@ class ClassicReaderTest {
     String dlq = groups.deadLetterQueue(manager.getQueue(QUEUE));
     List<Message> dead = storage.queues().readBatch(dlq, 0, 10);
     assertThat(dead).hasSize(1);
-    assertThat(dead.get(0).properties().get(GroupCoordinator.DLQ_REASON))
+    assertThat(dead.get(0).properties().get(MessageProperties.DLQ_REASON))
         .isEqualTo("rejected: delivered 2 times, more than max.deliveries=1");
   }
 }

@@ -13,9 +13,10 @@ import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.KafkaCoordinates;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.SharedStores;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.group.GroupMetrics;
 import io.queuebridge.core.store.ConsumerGroupState;
@@ -43,7 +44,7 @@ class QueueSourceClassicQueueIT {
   @TempDir static Path store;
   private static EmbeddedConnectCluster cluster;
   private static SharedStores.Lease lease;
-  private static GroupCoordinator groups;
+  private static ConsumerGroups groups;
 
   @BeforeAll
   static void start() {
@@ -209,7 +210,7 @@ class QueueSourceClassicQueueIT {
         .until(() -> queueExists(dlq) && lease.storage().queues().tail(dlq) == 2);
     List<Message> deadLetters = lease.storage().queues().readBatch(dlq, 0, 10);
     assertThat(deadLetters)
-        .extracting(m -> m.properties().get(GroupCoordinator.DLQ_REASON))
+        .extracting(m -> m.properties().get(MessageProperties.DLQ_REASON))
         .containsExactlyInAnyOrder(
             "rejected: delivered 2 times, more than max.deliveries=1",
             "rejected: " + header(badPartition, RecordFactory.REASON_HEADER));

@@ -13,7 +13,7 @@ import io.queuebridge.core.QueueType;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.QueueStoreException;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.store.ConsumerGroupState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -128,7 +128,7 @@ class QueueSourceTaskTest {
     return new RecordMetadata(new TopicPartition(r.topic(), 0), 0, 0, 0, 0, 0);
   }
 
-  private GroupCoordinator groups() {
+  private ConsumerGroups groups() {
     return store().manager().consumerGroups();
   }
 

@@ -2,12 +2,13 @@ package io.queuebridge.examples.worker;
 
 import io.queuebridge.core.DlqConfig;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.RetryPolicy;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -135,7 +136,7 @@ public final class WorkQueueDemo {
       threads.add(t);
       t.start();
     }
-    GroupCoordinator groups = manager.consumerGroups();
+    ConsumerGroups groups = manager.consumerGroups();
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline && !settled(groups)) {
       TimeUnit.MILLISECONDS.sleep(50);
@@ -158,9 +159,9 @@ public final class WorkQueueDemo {
           "  "
               + new String(m.value(), StandardCharsets.UTF_8)
               + "  reason: "
-              + m.properties().get(GroupCoordinator.DLQ_REASON)
+              + m.properties().get(MessageProperties.DLQ_REASON)
               + "  deliveries: "
-              + m.properties().get(GroupCoordinator.DLQ_DELIVERY_COUNT));
+              + m.properties().get(MessageProperties.DLQ_DELIVERY_COUNT));
     }
     return dead;
   }
@@ -176,7 +177,7 @@ public final class WorkQueueDemo {
           "thumbnail:bird.png");
 
   /** Whether every job is settled: nothing left to claim and nothing pending. */
-  static boolean settled(GroupCoordinator groups) {
+  static boolean settled(ConsumerGroups groups) {
     return groups
         .group(QUEUE, GROUP)
         .map(g -> g.pending().isEmpty() && groups.lag(QUEUE, GROUP) == 0)

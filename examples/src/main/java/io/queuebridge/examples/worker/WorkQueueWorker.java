@@ -5,7 +5,7 @@ import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.errors.MessageNotPendingException;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupDelivery;
 import java.time.Duration;
 import java.util.List;
@@ -96,7 +96,7 @@ public final class WorkQueueWorker {
   /** Counters since the worker was built. */
   public record Stats(long done, long retried, long rejected, long failed) {}
 
-  private final GroupCoordinator groups;
+  private final ConsumerGroups groups;
   private final String queue;
   private final String group;
   private final String consumerId;

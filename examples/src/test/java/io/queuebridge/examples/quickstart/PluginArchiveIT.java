@@ -14,7 +14,7 @@ import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.io.IOException;
@@ -279,7 +279,7 @@ class PluginArchiveIT {
       try {
         manager.createQueue(QueueConfig.durable(queue).topics(queue + "/#").build());
         publish(manager, queue + "/poison", "poison");
-        GroupCoordinator groups = manager.consumerGroups();
+        ConsumerGroups groups = manager.consumerGroups();
         groups.join(queue, null, group, "crashed-worker", CursorOption.earliest(GroupMode.QUEUE));
         for (int i = 0; i < maxDeliveries; i++) {
           groups.claimNext(queue, group, "crashed-worker").orElseThrow().nack(Duration.ZERO);

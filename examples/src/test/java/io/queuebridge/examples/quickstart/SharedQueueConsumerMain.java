@@ -5,7 +5,7 @@ import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.errors.MessageNotPendingException;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -65,7 +65,7 @@ public final class SharedQueueConsumerMain {
     try (Storage storage = QueueStores.open("postgres", store)) {
       QueueManager manager = new QueueManager(storage, QueueManagerConfig.defaults());
       manager.start();
-      GroupCoordinator groups = manager.consumerGroups();
+      ConsumerGroups groups = manager.consumerGroups();
       groups.join(queue, null, group, consumer, CursorOption.resume(GroupMode.QUEUE));
       out.println("READY");
       eof.start();

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.queuebridge.core.DlqConfig;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.RetryPolicy;
-import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import io.queuebridge.examples.worker.WorkQueueWorker.Outcome;
@@ -158,8 +158,8 @@ class WorkQueueWorkerTest {
         .satisfies(
             m -> {
               assertThat(new String(m.value(), StandardCharsets.UTF_8)).isEqualTo("bad");
-              assertThat(m.properties().get(GroupCoordinator.DLQ_REASON)).contains("unparseable");
-              assertThat(m.properties()).containsEntry(GroupCoordinator.DLQ_ORIGINAL_QUEUE, QUEUE);
+              assertThat(m.properties().get(MessageProperties.DLQ_REASON)).contains("unparseable");
+              assertThat(m.properties()).containsEntry(MessageProperties.DLQ_ORIGINAL_QUEUE, QUEUE);
             });
   }
 
@@ -185,7 +185,7 @@ class WorkQueueWorkerTest {
     assertThat(deadLetters())
         .singleElement()
         .satisfies(
-            m -> assertThat(m.properties().get(GroupCoordinator.DLQ_REASON)).contains("retries"));
+            m -> assertThat(m.properties().get(MessageProperties.DLQ_REASON)).contains("retries"));
   }
 
   @Test

@@ -4,10 +4,7 @@ import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.DeliveryAlreadySettledException;
 import io.queuebridge.core.errors.MessageNotPendingException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * One message handed to one consumer of a group, with its settle-once handle (SEMANTICS A6).
@@ -33,94 +30,36 @@ import java.util.Objects;
  * nothing otherwise; nack does nothing (replay is by seeking the cursor); reject moves the cursor
  * and the committed offset past the message.
  *
- * <p><b>Batches.</b> {@link GroupCoordinator#ackAll} acknowledges many deliveries of one group in
- * one locked section, under the same settle-once and fencing rules.
+ * <p><b>Batches.</b> {@link ConsumerGroups#ackAll} acknowledges many deliveries of one group in one
+ * locked section, under the same settle-once and fencing rules.
  *
- * <p>Thread-safe. Settlements take the coordinator's lock and do store I/O.
+ * <p>Thread-safe. Settlements do store I/O under the group's lock. Implementations are made by the
+ * consumer-group engine only; applications do not implement this interface.
  */
-public final class GroupDelivery {
-  private static final int UNSETTLED = 0;
-  private static final int SETTLING = 1;
-  private static final int SETTLED = 2;
-  private static final VarHandle STATE;
+public interface GroupDelivery {
+  /** The queue the message was claimed from; never null. */
+  String queue();
 
-  static {
-    try {
-      STATE = MethodHandles.lookup().findVarHandle(GroupDelivery.class, "state", int.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
+  /** The effective group id; never null. */
+  String group();
 
-  private static final int ACK = 0;
-  private static final int NACK = 1;
-  private static final int REJECT = 2;
+  /** The member the message was handed to; never null. */
+  String consumerId();
 
-  private final GroupCoordinator coordinator;
-  private final String queue;
-  private final String group;
-  private final String consumerId;
-  private final GroupMode mode;
-  private final int deliveryCount;
-  private final Message message;
-  // Starts UNSETTLED (0) by default: an explicit initialiser would be a volatile store, a full
-  // fence per delivery on the claim path.
-  private volatile int state;
-
-  GroupDelivery(
-      GroupCoordinator coordinator,
-      String queue,
-      String group,
-      String consumerId,
-      GroupMode mode,
-      int deliveryCount,
-      Message message) {
-    this.coordinator = coordinator;
-    this.queue = queue;
-    this.group = group;
-    this.consumerId = consumerId;
-    this.mode = mode;
-    this.deliveryCount = deliveryCount;
-    this.message = message;
-  }
-
-  public String queue() {
-    return queue;
-  }
-
-  /** The effective group id. */
-  public String group() {
-    return group;
-  }
-
-  /** The member the message was handed to. */
-  public String consumerId() {
-    return consumerId;
-  }
-
-  public GroupMode mode() {
-    return mode;
-  }
+  /** The group's mode; never null. */
+  GroupMode mode();
 
   /** The message's offset in the queue. */
-  public long offset() {
-    return message.offset();
-  }
+  long offset();
 
   /** Deliveries of this message to the group so far, this one included; always 1 in stream mode. */
-  public int deliveryCount() {
-    return deliveryCount;
-  }
+  int deliveryCount();
 
-  /** The stored message; immutable. */
-  public Message message() {
-    return message;
-  }
+  /** The stored message; immutable, never null. */
+  Message message();
 
   /** Whether a settlement of this delivery succeeded. */
-  public boolean isSettled() {
-    return state == SETTLED;
-  }
+  boolean isSettled();
 
   /**
    * Extends this delivery's claim (queue mode) to now plus the visibility timeout, so a long
@@ -132,14 +71,7 @@ public final class GroupDelivery {
    * @return whether the claim was extended
    * @throws io.queuebridge.core.errors.QueueNotFoundException if the queue does not exist
    */
-  public boolean renew() {
-    return mode == GroupMode.QUEUE && coordinator.renewDelivery(this);
-  }
-
-  /** Whether no settlement has started or succeeded; read under the coordinator's lock. */
-  boolean isUnsettled() {
-    return state == UNSETTLED;
-  }
+  boolean renew();
 
   /**
    * Acknowledges the message.
@@ -147,9 +79,7 @@ public final class GroupDelivery {
    * @throws DeliveryAlreadySettledException if already settled or settling
    * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
    */
-  public void ack() {
-    settle(ACK, null, null);
-  }
+  void ack();
 
   /**
    * Gives the message back for a retry after the queue's backoff for this attempt (queue mode), or
@@ -158,91 +88,28 @@ public final class GroupDelivery {
    * @throws DeliveryAlreadySettledException if already settled or settling
    * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
    */
-  public void nack() {
-    settle(NACK, null, null);
-  }
+  void nack();
 
   /**
    * Gives the message back for a retry after {@code delay} (queue mode; zero = at once), or does
    * nothing (stream mode).
    *
-   * @throws IllegalArgumentException if {@code delay} is negative
+   * @param delay how long the message stays invisible; must not be null or negative
+   * @throws IllegalArgumentException if {@code delay} is negative (nothing changes)
    * @throws DeliveryAlreadySettledException if already settled or settling
    * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
    */
-  public void nack(Duration delay) {
-    Objects.requireNonNull(delay, "delay");
-    if (delay.isNegative()) {
-      throw new IllegalArgumentException(
-          "nack delay must be >= 0 for offset " + offset() + " of queue " + queue + ": " + delay);
-    }
-    settle(NACK, delay, null);
-  }
+  void nack(Duration delay);
 
   /**
    * Refuses the message for good: dead-letters it with {@code reason} (queue mode) or moves the
    * cursor past it (stream mode).
    *
-   * @param reason why; recorded in the dead letter's {@code _dlq_reason}; null means empty
+   * @param reason why; recorded in the dead letter's reason property; null means empty
    * @throws DeliveryAlreadySettledException if already settled or settling
    * @throws MessageNotPendingException if this delivery no longer holds the message (queue mode)
    * @throws io.queuebridge.core.errors.QueueStoreException if the dead letter could not be written
-   *     (the message stays pending)
+   *     (the message stays pending and this delivery unsettled)
    */
-  public void reject(String reason) {
-    String why = Objects.requireNonNullElse(reason, "");
-    settle(REJECT, null, why);
-  }
-
-  private void settle(int action, Duration delay, String reason) {
-    if (!beginSettling()) {
-      throw new DeliveryAlreadySettledException(queue, group, offset());
-    }
-    boolean done = false;
-    try {
-      switch (action) {
-        case ACK -> coordinator.settleAck(this);
-        case NACK -> coordinator.settleNack(this, delay);
-        default -> coordinator.settleReject(this, reason);
-      }
-      done = true;
-    } finally {
-      endSettling(done);
-    }
-  }
-
-  /** The coordinator that handed this delivery out ({@link GroupCoordinator#ackAll}). */
-  GroupCoordinator coordinator() {
-    return coordinator;
-  }
-
-  /**
-   * Moves this delivery from unsettled to settling; false (nothing changes) if a settlement already
-   * started or succeeded. The caller that gets true owns the delivery until {@link #endSettling}.
-   */
-  boolean beginSettling() {
-    return STATE.compareAndSet(this, UNSETTLED, SETTLING);
-  }
-
-  /** Ends a settlement begun by {@link #beginSettling}: settled if {@code done}, else unsettled. */
-  void endSettling(boolean done) {
-    STATE.setRelease(this, done ? SETTLED : UNSETTLED); // only the owner of SETTLING writes here
-  }
-
-  @Override
-  public String toString() {
-    return "GroupDelivery{queue="
-        + queue
-        + ", group="
-        + group
-        + ", offset="
-        + offset()
-        + ", consumer="
-        + consumerId
-        + ", deliveryCount="
-        + deliveryCount
-        + ", mode="
-        + mode
-        + "}";
-  }
+  void reject(String reason);
 }

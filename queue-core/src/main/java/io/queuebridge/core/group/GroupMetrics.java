@@ -1,5 +1,7 @@
 package io.queuebridge.core.group;
 
+import io.queuebridge.core.internal.group.GroupCoordinator;
+
 /**
  * A snapshot of a {@link GroupCoordinator}'s counters (SEMANTICS B §3.13, A8). Counters are
  * monotonic until {@link GroupCoordinator#resetMetrics()}; {@code pelSize} is a gauge and {@code

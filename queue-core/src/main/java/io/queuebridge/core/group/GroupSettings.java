@@ -1,6 +1,7 @@
 package io.queuebridge.core.group;
 
 import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,5 +1,6 @@
 package io.queuebridge.core.group;
 
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import java.util.List;
 import java.util.Objects;
 

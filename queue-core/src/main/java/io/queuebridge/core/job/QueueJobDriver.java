@@ -10,7 +10,7 @@ import io.queuebridge.core.errors.InvalidHandlerException;
 import io.queuebridge.core.errors.InvalidQueueException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.store.ConsumerGroupState;
 import java.time.Duration;
@@ -116,7 +116,7 @@ public final class QueueJobDriver implements JobDriver {
   private static final Duration MIN_RENEWAL_PERIOD = Duration.ofMillis(1);
 
   private final QueueManager manager;
-  private final GroupCoordinator groups;
+  private final ConsumerGroups groups;
   private final String group;
   private final Function<String, QueueConfig> queueTemplate;
   private final Duration pollInterval;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.ManualScheduler;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueConfig;
@@ -13,7 +14,7 @@ import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.RetryPolicy;
 import io.queuebridge.core.errors.MessageNotPendingException;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupMetrics;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.QueueStores;
@@ -144,13 +145,13 @@ class PushDeliveryStressTest {
       assertThat(concurrentCalls).as("one handler call at a time per subscription").hasValue(0);
       assertThat(duplicateAcks).hasValue(0);
 
-      GroupCoordinator groups = manager.consumerGroups();
+      ConsumerGroups groups = manager.consumerGroups();
       String dlq = groups.deadLetterQueue(storage.queues().getQueue("work"));
       List<Long> deadOffsets = new ArrayList<>();
       int poisoned = 0;
       for (Message m : storage.queues().readBatch(dlq, 0, TOTAL + 1)) {
-        deadOffsets.add(Long.parseLong(m.properties().get(GroupCoordinator.DLQ_ORIGINAL_OFFSET)));
-        if (!m.properties().get(GroupCoordinator.DLQ_REASON).startsWith("rejected")) {
+        deadOffsets.add(Long.parseLong(m.properties().get(MessageProperties.DLQ_ORIGINAL_OFFSET)));
+        if (!m.properties().get(MessageProperties.DLQ_REASON).startsWith("rejected")) {
           poisoned++;
         }
       }

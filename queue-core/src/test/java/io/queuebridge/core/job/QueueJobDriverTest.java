@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.ManualScheduler;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
@@ -15,7 +16,7 @@ import io.queuebridge.core.RetryPolicy;
 import io.queuebridge.core.errors.JobHandlerException;
 import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.errors.QueueNotFoundException;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
@@ -277,7 +278,7 @@ class QueueJobDriverTest extends JobDriverBehaviourTest<QueueJobDriver> {
       Message dead = storage.queues().read(dlq, 0);
       assertThat(dead.properties())
           .containsEntry(QueueJobDriver.JOB_ID, id)
-          .containsEntry(GroupCoordinator.DLQ_REASON, "rejected: rejected by the job handler");
+          .containsEntry(MessageProperties.DLQ_REASON, "rejected: rejected by the job handler");
       assertThat(jobsGroup(manager, "work").committed()).isEqualTo(1);
     }
 
@@ -303,7 +304,7 @@ class QueueJobDriverTest extends JobDriverBehaviourTest<QueueJobDriver> {
       await().atMost(WAIT).until(() -> attempts.size() == 2);
       String dlq = manager.consumerGroups().deadLetterQueue(manager.getQueue("work"));
       await().atMost(WAIT).until(() -> storage.queues().tail(dlq) == 1);
-      assertThat(storage.queues().read(dlq, 0).properties().get(GroupCoordinator.DLQ_REASON))
+      assertThat(storage.queues().read(dlq, 0).properties().get(MessageProperties.DLQ_REASON))
           .contains("retries exhausted");
       assertThat(attempts).containsExactly(1, 2);
       assertThat(logger.events).anyMatch(e -> e.error() == why);
@@ -422,8 +423,7 @@ class QueueJobDriverTest extends JobDriverBehaviourTest<QueueJobDriver> {
       Running c = consume("work", holding(held, release));
       Delivery first = take(held);
       List<?> removed =
-          manager
-              .consumerGroups()
+          ((GroupCoordinator) manager.consumerGroups())
               .removeStaleConsumers(clock.instant().plus(Duration.ofMinutes(3)));
       assertThat(removed).hasSize(1);
       assertThat(jobsGroup(manager, "work").consumers()).isEmpty();

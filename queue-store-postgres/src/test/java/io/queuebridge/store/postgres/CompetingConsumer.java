@@ -2,8 +2,8 @@ package io.queuebridge.store.postgres;
 
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.io.PrintStream;

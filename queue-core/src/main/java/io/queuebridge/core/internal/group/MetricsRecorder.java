@@ -1,5 +1,6 @@
-package io.queuebridge.core.group;
+package io.queuebridge.core.internal.group;
 
+import io.queuebridge.core.group.GroupMetrics;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 

@@ -1,4 +1,4 @@
-package io.queuebridge.core.capture;
+package io.queuebridge.core.internal.capture;
 
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,4 @@
-package io.queuebridge.core.group;
+package io.queuebridge.core.internal.group;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,6 +9,7 @@ import io.queuebridge.core.DlqConfig;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Header;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueType;
@@ -25,6 +26,11 @@ import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.errors.PelFullException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.group.GroupMetrics;
+import io.queuebridge.core.group.GroupSettings;
+import io.queuebridge.core.group.RemovedConsumers;
+import io.queuebridge.core.group.StreamBatch;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
@@ -615,9 +621,9 @@ class GroupCoordinatorTest {
       List<Message> dead = deadLetters("$dlq/q");
       assertThat(dead).hasSize(1);
       assertThat(dead.get(0).properties())
-          .containsEntry(GroupCoordinator.DLQ_DELIVERY_COUNT, "2")
+          .containsEntry(MessageProperties.DLQ_DELIVERY_COUNT, "2")
           .hasEntrySatisfying(
-              GroupCoordinator.DLQ_REASON, r -> assertThat(r).contains("retries exhausted"));
+              MessageProperties.DLQ_REASON, r -> assertThat(r).contains("retries exhausted"));
     }
 
     @Test
@@ -640,9 +646,9 @@ class GroupCoordinatorTest {
           .satisfies(
               m -> {
                 assertThat(m.properties())
-                    .containsEntry(GroupCoordinator.DLQ_ORIGINAL_OFFSET, "0")
-                    .containsEntry(GroupCoordinator.DLQ_DELIVERY_COUNT, "3");
-                assertThat(m.properties().get(GroupCoordinator.DLQ_REASON))
+                    .containsEntry(MessageProperties.DLQ_ORIGINAL_OFFSET, "0")
+                    .containsEntry(MessageProperties.DLQ_DELIVERY_COUNT, "3");
+                assertThat(m.properties().get(MessageProperties.DLQ_REASON))
                     .contains("max delivery count 3");
               });
       next.get(0).ack();
@@ -679,7 +685,7 @@ class GroupCoordinatorTest {
               .header(Header.of("h", "2"))
               .timestamp(1234, TimestampType.CREATE_TIME)
               .property("user", "u1")
-              .property(GroupCoordinator.DLQ_REASON, "forged")
+              .property(MessageProperties.DLQ_REASON, "forged")
               .createdAt(T0)
               .expiresAt(T0.plus(Duration.ofDays(7)))
               .build());
@@ -708,14 +714,14 @@ class GroupCoordinatorTest {
       assertThat(dead.expiresAt()).isNull();
       assertThat(dead.properties())
           .containsEntry("user", "u1")
-          .containsEntry(GroupCoordinator.DLQ_ORIGINAL_QUEUE, "orders")
-          .containsEntry(GroupCoordinator.DLQ_ORIGINAL_TOPIC, "$queue/orders/eu")
-          .containsEntry(GroupCoordinator.DLQ_GROUP, "g")
-          .containsEntry(GroupCoordinator.DLQ_DELIVERY_COUNT, "1")
-          .containsEntry(GroupCoordinator.DLQ_REASON, "rejected: bad payload")
-          .containsEntry(GroupCoordinator.DLQ_MOVED_AT, "2024-01-01T00:01:30Z")
-          .containsEntry(GroupCoordinator.DLQ_ORIGINAL_ID, "42")
-          .containsEntry(GroupCoordinator.DLQ_ORIGINAL_OFFSET, "0");
+          .containsEntry(MessageProperties.DLQ_ORIGINAL_QUEUE, "orders")
+          .containsEntry(MessageProperties.DLQ_ORIGINAL_TOPIC, "$queue/orders/eu")
+          .containsEntry(MessageProperties.DLQ_GROUP, "g")
+          .containsEntry(MessageProperties.DLQ_DELIVERY_COUNT, "1")
+          .containsEntry(MessageProperties.DLQ_REASON, "rejected: bad payload")
+          .containsEntry(MessageProperties.DLQ_MOVED_AT, "2024-01-01T00:01:30Z")
+          .containsEntry(MessageProperties.DLQ_ORIGINAL_ID, "42")
+          .containsEntry(MessageProperties.DLQ_ORIGINAL_OFFSET, "0");
     }
 
     @Test

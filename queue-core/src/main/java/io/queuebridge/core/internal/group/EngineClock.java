@@ -1,4 +1,4 @@
-package io.queuebridge.core.group;
+package io.queuebridge.core.internal.group;
 
 import java.time.Clock;
 import java.time.Instant;

@@ -1,4 +1,13 @@
-package io.queuebridge.core.group;
+package io.queuebridge.core.internal.group;
+
+import static io.queuebridge.core.MessageProperties.DLQ_DELIVERY_COUNT;
+import static io.queuebridge.core.MessageProperties.DLQ_GROUP;
+import static io.queuebridge.core.MessageProperties.DLQ_MOVED_AT;
+import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_ID;
+import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_OFFSET;
+import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_QUEUE;
+import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_TOPIC;
+import static io.queuebridge.core.MessageProperties.DLQ_REASON;
 
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.DlqConfig;
@@ -22,6 +31,14 @@ import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.ReservedQueueException;
+import io.queuebridge.core.group.ConsumerGroups;
+import io.queuebridge.core.group.ConsumerRemovedListener;
+import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.group.GroupMetrics;
+import io.queuebridge.core.group.GroupSettings;
+import io.queuebridge.core.group.RedeliveryListener;
+import io.queuebridge.core.group.RemovedConsumers;
+import io.queuebridge.core.group.StreamBatch;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
@@ -162,22 +179,11 @@ import org.slf4j.LoggerFactory;
  * topic is the DLQ name and its state {@link MessageState#DLQ}. Dead letters bypass the DLQ's
  * {@code maxDepth}: refusing one would leave the poison message in the source queue.
  */
-public final class GroupCoordinator {
+public final class GroupCoordinator implements ConsumerGroups {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
 
   /** Most messages one claim or peek examines, so one call never holds the lock for a long scan. */
   static final int SCAN_LIMIT = 4096;
-
-  /** Property names stamped on dead letters. */
-  public static final String DLQ_ORIGINAL_QUEUE = "_dlq_original_queue";
-
-  public static final String DLQ_ORIGINAL_TOPIC = "_dlq_original_topic";
-  public static final String DLQ_GROUP = "_dlq_group";
-  public static final String DLQ_DELIVERY_COUNT = "_dlq_delivery_count";
-  public static final String DLQ_REASON = "_dlq_reason";
-  public static final String DLQ_MOVED_AT = "_dlq_moved_at";
-  public static final String DLQ_ORIGINAL_ID = "_dlq_original_id";
-  public static final String DLQ_ORIGINAL_OFFSET = "_dlq_original_offset";
 
   private final QueueStore queues;
   private final ConsumerGroupStore groups;
@@ -217,6 +223,7 @@ public final class GroupCoordinator {
     return new Builder(queues, groups);
   }
 
+  @Override
   public GroupSettings settings() {
     return settings;
   }
@@ -245,35 +252,7 @@ public final class GroupCoordinator {
 
   // ---------------------------------------------------------------- membership
 
-  /**
-   * Joins {@code consumerId} to a group of {@code queue}, creating the group when needed (B §3.6).
-   *
-   * <p>The group is {@code groupId} (or the default for the cursor's mode when null or empty)
-   * qualified by {@code pattern}. A new group starts at offset 0 with the cursor's mode and
-   * auto-commit; an existing group keeps its auto-commit and must have the requested mode. Then the
-   * cursor's position is applied to the group's <em>shared</em> cursor: earliest = head, latest =
-   * tail, an offset clamped to [head, tail], a timestamp through the store's time lookup (the head
-   * when the store cannot look up; a null timestamp does not move), default = resume. The committed
-   * offset is not touched. The member is registered (re-joining refreshes it) and an ephemeral
-   * queue's disconnect time is cleared.
-   *
-   * <p>The queue must exist: creating it, and converting a classic queue for a stream reader, are
-   * the manager's decisions.
-   *
-   * <p>The reference adopts the requested mode for an existing group that has none (B §3.6 step 4).
-   * The model cannot express a group without a mode ({@link ConsumerGroupState#mode()} is never
-   * null; stores load a missing mode as {@link GroupMode#QUEUE}, B §1.4), so a group's mode is
-   * fixed when it is created and any other requested mode is a mismatch.
-   *
-   * @param pattern the group's routing-key filter; null or empty = all messages
-   * @param cursor where and how to read; null = resume in queue mode
-   * @return the group after joining
-   * @throws QueueNotFoundException if the queue does not exist
-   * @throws GroupModeMismatchException if the group exists in the other mode
-   * @throws IllegalArgumentException if the consumer id is empty, or the group id is empty after
-   *     applying the default rule
-   * @throws io.queuebridge.core.errors.InvalidConfigException if the pattern is not a valid filter
-   */
+  @Override
   public ConsumerGroupState join(
       String queue, String pattern, String groupId, String consumerId, CursorOption cursor) {
     requireText("queue", queue);
@@ -363,15 +342,7 @@ public final class GroupCoordinator {
     }
   }
 
-  /**
-   * Removes {@code consumerId} from a group (B §3.6 unsubscribe). Its pending entries stay, to be
-   * stolen after their visibility timeout. With a null or empty {@code groupId} the consumer leaves
-   * the default group it is a member of: the queue-mode default ({@code worker-7} → {@code worker})
-   * is tried first, then the stream-mode one (the full id). When no group of the queue has members
-   * left and the queue is ephemeral (not durable, not reserved), its disconnect time is set to now.
-   *
-   * @return whether the consumer was a member (false also when the queue or group does not exist)
-   */
+  @Override
   public boolean leave(String queue, String pattern, String groupId, String consumerId) {
     requireText("queue", queue);
     requireText("consumerId", consumerId);
@@ -409,13 +380,7 @@ public final class GroupCoordinator {
     return false;
   }
 
-  /**
-   * Refreshes a member's heartbeat.
-   *
-   * @throws GroupNotFoundException if the group does not exist
-   * @throws ConsumerNotFoundException if the consumer is not a member
-   * @throws QueueNotFoundException if the queue does not exist
-   */
+  @Override
   public void heartbeat(String queue, String group, String consumerId) {
     locked(
         queue,
@@ -434,15 +399,7 @@ public final class GroupCoordinator {
         });
   }
 
-  /**
-   * Refreshes the heartbeat of every group membership of {@code clientId} (B §3.12 {@code
-   * updateHeartbeat}), found through the heartbeat index (client id → memberships) rather than by
-   * scanning the groups. A membership that is gone (the queue, the group or the member no longer
-   * exists) is dropped from the index. Null or empty ids are ignored. Never fails for a missing
-   * membership.
-   *
-   * @return how many memberships were refreshed
-   */
+  @Override
   public int heartbeat(String clientId) {
     if (clientId == null || clientId.isEmpty()) {
       return 0;
@@ -586,7 +543,7 @@ public final class GroupCoordinator {
     queues.updateQueue(config.toBuilder().lastConsumerDisconnect(now).build());
   }
 
-  /** Deletes a group with its cursor, committed offset, members and pending entries. Idempotent. */
+  @Override
   public void deleteGroup(String queue, String group) {
     try {
       locked(
@@ -606,18 +563,7 @@ public final class GroupCoordinator {
 
   // ---------------------------------------------------------------- queue mode
 
-  /**
-   * Claims up to {@code limit} messages for a member of a queue-mode group: new ones from the
-   * cursor first, then, to fill the batch, stealable pending entries (see the class javadoc).
-   *
-   * @param limit how many at most; {@code <= 0} means {@link GroupSettings#claimBatchSize()}
-   * @return the deliveries in claim order; empty when there is nothing to claim (also when the PEL
-   *     is full and nothing was stealable)
-   * @throws GroupNotFoundException if the group does not exist
-   * @throws GroupModeMismatchException if the group is in stream mode
-   * @throws ConsumerNotFoundException if the consumer is not a member
-   * @throws QueueNotFoundException if the queue does not exist
-   */
+  @Override
   public List<GroupDelivery> claimBatch(String queue, String group, String consumerId, int limit) {
     int n = limit <= 0 ? settings.claimBatchSize() : limit;
     List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
@@ -625,16 +571,7 @@ public final class GroupCoordinator {
     return out;
   }
 
-  /**
-   * Claims one message: the next one from the cursor, else a stealable one.
-   *
-   * @return the delivery, or empty when there is nothing to claim
-   * @throws PelFullException if the group's PEL is full and nothing was stealable
-   * @throws GroupNotFoundException if the group does not exist
-   * @throws GroupModeMismatchException if the group is in stream mode
-   * @throws ConsumerNotFoundException if the consumer is not a member
-   * @throws QueueNotFoundException if the queue does not exist
-   */
+  @Override
   public Optional<GroupDelivery> claimNext(String queue, String group, String consumerId) {
     List<GroupDelivery> out = new ArrayList<>(1);
     int pelSize = claim(queue, group, consumerId, 1, out);
@@ -839,16 +776,7 @@ public final class GroupCoordinator {
     return null;
   }
 
-  /**
-   * Extends the visibility of the entries {@code consumerId} holds at {@code offsets} to now plus
-   * the visibility timeout, so a slow consumer keeps its claims (the source connector renews what
-   * Kafka has not acknowledged yet). Offsets the consumer does not hold are skipped.
-   *
-   * @return how many entries were renewed
-   * @throws GroupNotFoundException if the group does not exist
-   * @throws GroupModeMismatchException if the group is in stream mode
-   * @throws QueueNotFoundException if the queue does not exist
-   */
+  @Override
   public int renew(String queue, String group, String consumerId, long... offsets) {
     requireText("consumerId", consumerId);
     return locked(
@@ -886,7 +814,7 @@ public final class GroupCoordinator {
   }
 
   /** {@link GroupDelivery#renew()}: under the lock, so it is ordered with the settlements. */
-  boolean renewDelivery(GroupDelivery d) {
+  boolean renewDelivery(ClaimedDelivery d) {
     try {
       return locked(d.queue(), d.group(), () -> renewDeliveryLocked(d));
     } catch (GroupNotFoundException gone) {
@@ -894,7 +822,7 @@ public final class GroupCoordinator {
     }
   }
 
-  private boolean renewDeliveryLocked(GroupDelivery d) {
+  private boolean renewDeliveryLocked(ClaimedDelivery d) {
     if (!d.isUnsettled()) {
       return false; // a settlement started (it has set its own visibility) or succeeded
     }
@@ -926,7 +854,7 @@ public final class GroupCoordinator {
 
   // ---------------------------------------------------------------- settlement (from handles)
 
-  void settleAck(GroupDelivery d) {
+  void settleAck(ClaimedDelivery d) {
     long start = System.nanoTime();
     timed(
         d.queue(),
@@ -953,79 +881,37 @@ public final class GroupCoordinator {
     }
   }
 
-  /**
-   * Acknowledges many deliveries of one group at once. Per delivery the effect and the rules are
-   * those of {@link GroupDelivery#ack()} — settle once; in queue mode fenced by holder and delivery
-   * count, removes the pending entry and advances the committed offset (B §3.7); in stream mode
-   * checkpoints when the group auto-commits — but the whole batch takes the coordinator's lock
-   * once, runs in one {@link ConsumerGroupStore#atomically} section, reads the time once and makes
-   * one {@link ConsumerGroupStore#acknowledgeAllPending} call per holder. A pull consumer that
-   * handles a claimed batch before settling it (the source connector, a batch job) pays one round
-   * trip instead of one per message.
-   *
-   * <p><b>Partial success.</b> Every delivery that can be acked is acked, whatever happens to the
-   * others; the ones that cannot are skipped and returned, in the collection's order:
-   *
-   * <ul>
-   *   <li>a delivery whose settlement already started or succeeded (by another call, or because it
-   *       appears twice in {@code deliveries}) is left as it is, and still {@link
-   *       GroupDelivery#isSettled()} if it was settled;
-   *   <li>a queue-mode delivery that no longer holds its message (stolen or redelivered since, or
-   *       already removed) changes nothing and is returned to unsettled, as a single ack that threw
-   *       {@link MessageNotPendingException} leaves it.
-   * </ul>
-   *
-   * <p><b>Metrics.</b> {@code acks} counts each delivery acked by this call; the PEL gauge drops by
-   * each entry removed; {@code ackLatencyNanos} grows once by the wall-clock time of the whole call
-   * (lock wait included), so {@link GroupMetrics#averageAckLatencyNanos()} charges each message of
-   * a batch an equal share of its call — the time the settlement cost per message, as a claimed
-   * batch's time is shared by its claim attempts — and never counts one call's time twice.
-   *
-   * <p><b>Failures.</b> If the store fails, or the queue or group is gone, the exception
-   * propagates, no ack is counted, and every delivery this call started to settle is returned to
-   * unsettled. A transactional store has then applied none of the batch; a store that is not
-   * transactional may have removed the entries of deliveries before the failing one, whose later
-   * ack then throws {@link MessageNotPendingException}: a delivery is never reported settled unless
-   * its settlement was applied.
-   *
-   * <p>Thread-safe; blocks for the coordinator's lock and does store I/O.
-   *
-   * @param deliveries deliveries this coordinator handed out, all of one queue and group, in any
-   *     order; empty means nothing happens (no lock, no metric)
-   * @return the deliveries this call did not ack; empty when it acked them all
-   * @throws NullPointerException if {@code deliveries} or one of them is null (nothing is settled)
-   * @throws IllegalArgumentException if a delivery is of another queue, group or coordinator than
-   *     the first one (nothing is settled)
-   * @throws GroupNotFoundException if the group no longer exists
-   * @throws QueueNotFoundException if the queue does not exist
-   */
+  @Override
   public List<GroupDelivery> ackAll(Collection<GroupDelivery> deliveries) {
     Objects.requireNonNull(deliveries, "deliveries");
-    GroupDelivery[] batch = deliveries.toArray(new GroupDelivery[0]);
-    if (batch.length == 0) {
+    GroupDelivery[] given = deliveries.toArray(new GroupDelivery[0]);
+    if (given.length == 0) {
       return List.of();
     }
-    for (int i = 0; i < batch.length; i++) {
-      if (batch[i] == null) {
+    for (int i = 0; i < given.length; i++) {
+      if (given[i] == null) {
         throw new NullPointerException("delivery " + i + " of the batch is null");
       }
     }
-    String queue = batch[0].queue();
-    String group = batch[0].group();
-    for (int i = 0; i < batch.length; i++) {
-      GroupDelivery d = batch[i];
-      if (d.coordinator() != this || !d.queue().equals(queue) || !d.group().equals(group)) {
+    String queue = given[0].queue();
+    String group = given[0].group();
+    ClaimedDelivery[] batch = new ClaimedDelivery[given.length];
+    for (int i = 0; i < given.length; i++) {
+      GroupDelivery d = given[i];
+      boolean ours = d instanceof ClaimedDelivery c && c.coordinator() == this;
+      if (!ours || !d.queue().equals(queue) || !d.group().equals(group)) {
         throw new IllegalArgumentException(
             "ackAll settles deliveries of one group of this coordinator: delivery "
                 + i
                 + " is "
                 + d
-                + (d.coordinator() != this ? " of another coordinator" : "")
+                + (!ours ? " of another coordinator" : "")
                 + ", expected group "
                 + group
                 + " of queue "
                 + queue);
       }
+      batch[i] = (ClaimedDelivery) d;
     }
     byte[] state = new byte[batch.length]; // SKIPPED, or OWNED then ACKED or REFUSED
     for (int i = 0; i < batch.length; i++) {
@@ -1070,13 +956,13 @@ public final class GroupCoordinator {
 
   /** {@link #ackAll}'s locked section: moves the deliveries it acks to {@code ACKED}. */
   private Void ackAllLocked(
-      String queue, String group, GroupDelivery[] batch, byte[] state, Instant now) {
+      String queue, String group, ClaimedDelivery[] batch, byte[] state, Instant now) {
     long checkpoint = -1;
     int removed = 0;
     int count = 0;
     int[] index = null;
     for (int i = 0; i < batch.length; i++) {
-      GroupDelivery d = batch[i];
+      ClaimedDelivery d = batch[i];
       if (state[i] != OWNED) {
         continue;
       }
@@ -1123,7 +1009,7 @@ public final class GroupCoordinator {
     return null;
   }
 
-  void settleNack(GroupDelivery d, Duration delay) {
+  void settleNack(ClaimedDelivery d, Duration delay) {
     locked(
         d.queue(),
         d.group(),
@@ -1134,7 +1020,7 @@ public final class GroupCoordinator {
         });
   }
 
-  private Void settleNackLocked(GroupDelivery d, Duration delay) {
+  private Void settleNackLocked(ClaimedDelivery d, Duration delay) {
     if (d.mode() == GroupMode.QUEUE) {
       Instant now = time.now();
       QueueConfig config = queues.getQueue(d.queue());
@@ -1162,7 +1048,7 @@ public final class GroupCoordinator {
     return null;
   }
 
-  void settleReject(GroupDelivery d, String reason) {
+  void settleReject(ClaimedDelivery d, String reason) {
     locked(
         d.queue(),
         d.group(),
@@ -1173,7 +1059,7 @@ public final class GroupCoordinator {
         });
   }
 
-  private Void settleRejectLocked(GroupDelivery d, String reason) {
+  private Void settleRejectLocked(ClaimedDelivery d, String reason) {
     Instant now = time.now();
     if (d.mode() == GroupMode.STREAM) {
       ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
@@ -1242,7 +1128,7 @@ public final class GroupCoordinator {
   }
 
   /** The group's entry for the delivery, if this very delivery still holds it. */
-  private PendingEntry heldBy(GroupDelivery d) {
+  private PendingEntry heldBy(ClaimedDelivery d) {
     return groups
         .findPending(d.queue(), d.group(), d.offset())
         .filter(
@@ -1274,7 +1160,7 @@ public final class GroupCoordinator {
 
   // ---------------------------------------------------------------- dead letters
 
-  /** The dead-letter queue of {@code config}: its DLQ topic, else prefix + queue name. */
+  @Override
   public String deadLetterQueue(QueueConfig config) {
     String topic = config.dlq().topic();
     return topic.isEmpty() ? settings.dlqTopicPrefix() + config.name() : topic;
@@ -1354,18 +1240,7 @@ public final class GroupCoordinator {
 
   // ---------------------------------------------------------------- stream mode
 
-  /**
-   * Reads up to {@code limit} messages from a stream-mode group's cursor without moving it:
-   * matching, unexpired messages in offset order, plus where the scan stopped (commit it with
-   * {@link #commitCursor} once the messages are handed over). At most a few thousand messages are
-   * examined per call.
-   *
-   * @param limit how many at most; {@code <= 0} means {@link GroupSettings#claimBatchSize()}
-   * @throws GroupNotFoundException if the group does not exist
-   * @throws GroupModeMismatchException if the group is in queue mode
-   * @throws ConsumerNotFoundException if the consumer is not a member
-   * @throws QueueNotFoundException if the queue does not exist
-   */
+  @Override
   public StreamBatch peek(String queue, String group, String consumerId, int limit) {
     requireText("consumerId", consumerId);
     int n = limit <= 0 ? settings.claimBatchSize() : limit;
@@ -1397,7 +1272,7 @@ public final class GroupCoordinator {
               if (m.isExpired(now) || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
                 continue;
               }
-              out.add(new GroupDelivery(this, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
+              out.add(new ClaimedDelivery(this, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
               if (out.size() >= n) {
                 break scan;
               }
@@ -1408,16 +1283,7 @@ public final class GroupCoordinator {
         });
   }
 
-  /**
-   * Moves a stream-mode group's cursor to {@code next} (after delivering up to it). Ignored when
-   * {@code next} is not beyond the cursor. When the group auto-commits, the committed offset
-   * follows: every time when {@code autoCommitInterval} is zero, else at most once per interval per
-   * group (skipped commits leave committed behind the cursor until the next one).
-   *
-   * @throws IllegalArgumentException if {@code next} is beyond the queue's tail
-   * @throws CommitOffsetOnlyForStreamModeException if the group is in queue mode
-   * @throws GroupNotFoundException if the group does not exist
-   */
+  @Override
   public void commitCursor(String queue, String group, long next) {
     locked(
         queue,
@@ -1457,14 +1323,7 @@ public final class GroupCoordinator {
         });
   }
 
-  /**
-   * Sets a stream-mode group's committed offset by hand (manual commit); it may move backwards.
-   *
-   * @throws CommitOffsetOnlyForStreamModeException if the group is in queue mode
-   * @throws InvalidOffsetException if {@code offset} is beyond the group's cursor
-   * @throws IllegalArgumentException if {@code offset} is negative
-   * @throws GroupNotFoundException if the group does not exist
-   */
+  @Override
   public void commitOffset(String queue, String group, long offset) {
     if (offset < 0) {
       throw new IllegalArgumentException(
@@ -1488,29 +1347,23 @@ public final class GroupCoordinator {
 
   // ---------------------------------------------------------------- queries
 
-  /**
-   * Messages the group has not committed: {@code max(0, tail - committed)} (undelivered plus
-   * pending). Lock-free.
-   *
-   * @throws GroupNotFoundException if the group does not exist
-   * @throws QueueNotFoundException if the queue does not exist
-   */
+  @Override
   public long lag(String queue, String group) {
     long committed = groups.getGroup(queue, group).committed();
     return Math.max(0, queues.tail(queue) - committed);
   }
 
-  /** The group's current state, or empty. @throws QueueNotFoundException if no such queue */
+  @Override
   public Optional<ConsumerGroupState> group(String queue, String group) {
     return groups.findGroup(queue, group);
   }
 
-  /** Every group of the queue. @throws QueueNotFoundException if no such queue */
+  @Override
   public List<ConsumerGroupState> groups(String queue) {
     return groups.listGroups(queue);
   }
 
-  /** A snapshot of the counters. */
+  @Override
   public GroupMetrics metrics() {
     return metrics.snapshot();
   }
@@ -1720,7 +1573,7 @@ public final class GroupCoordinator {
   }
 
   private GroupDelivery delivery(ConsumerGroupState g, PendingEntry e, Message m) {
-    return new GroupDelivery(
+    return new ClaimedDelivery(
         this, g.queue(), g.id(), e.consumerId(), GroupMode.QUEUE, e.deliveryCount(), m);
   }
 

@@ -1,4 +1,4 @@
-package io.queuebridge.core.group;
+package io.queuebridge.core.internal.group;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -6,9 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.RetryPolicy;
 import io.queuebridge.core.errors.MessageNotPendingException;
+import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.group.GroupMetrics;
+import io.queuebridge.core.group.GroupSettings;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -169,8 +173,8 @@ class GroupCoordinatorStressTest {
       int poisoned = 0;
       String dlq = groups.deadLetterQueue(storage.queues().getQueue(QUEUE));
       for (Message m : storage.queues().readBatch(dlq, 0, TOTAL + 1)) {
-        deadOffsets.add(Long.parseLong(m.properties().get(GroupCoordinator.DLQ_ORIGINAL_OFFSET)));
-        if (!m.properties().get(GroupCoordinator.DLQ_REASON).startsWith("rejected")) {
+        deadOffsets.add(Long.parseLong(m.properties().get(MessageProperties.DLQ_ORIGINAL_OFFSET)));
+        if (!m.properties().get(MessageProperties.DLQ_REASON).startsWith("rejected")) {
           poisoned++;
         }
       }

@@ -1,4 +1,4 @@
-package io.queuebridge.core.capture;
+package io.queuebridge.core.internal.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,4 +1,4 @@
-package io.queuebridge.core.capture;
+package io.queuebridge.core.internal.capture;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;

@@ -1,4 +1,4 @@
-package io.queuebridge.core.delivery;
+package io.queuebridge.core.internal.delivery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -9,8 +9,10 @@ import io.queuebridge.core.ManualScheduler;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.group.GroupCoordinator;
+import io.queuebridge.core.delivery.DeliveryHandler;
+import io.queuebridge.core.delivery.Subscription;
 import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.time.Duration;

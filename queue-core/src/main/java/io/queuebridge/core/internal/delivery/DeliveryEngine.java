@@ -1,14 +1,17 @@
-package io.queuebridge.core.delivery;
+package io.queuebridge.core.internal.delivery;
 
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.PeriodicScheduler;
+import io.queuebridge.core.delivery.DeliveryHandler;
+import io.queuebridge.core.delivery.DeliveryMetrics;
+import io.queuebridge.core.delivery.Subscription;
 import io.queuebridge.core.errors.ConsumerNotFoundException;
 import io.queuebridge.core.errors.DeliveryAlreadySettledException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.QueueNotFoundException;
-import io.queuebridge.core.group.GroupCoordinator;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.group.StreamBatch;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.store.ConsumerGroupState;
 import java.time.Clock;
 import java.time.Duration;

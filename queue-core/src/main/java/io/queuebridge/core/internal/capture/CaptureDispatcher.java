@@ -1,4 +1,4 @@
-package io.queuebridge.core.capture;
+package io.queuebridge.core.internal.capture;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
