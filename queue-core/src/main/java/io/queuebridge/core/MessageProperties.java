@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Names of the message properties the queue core reads or stamps (SEMANTICS B §1.3). Reserved names
+ * Names of the message properties the queue core reads or stamps (BEHAVIOUR Q-MSG). Reserved names
  * belong to the queue: a publisher's value for one of them is dropped at publish, and delivery
  * stamps them after copying user properties, so they can never be forged.
  */
@@ -59,7 +59,7 @@ public final class MessageProperties {
   /** Reason of a reject. */
   public static final String REASON = "reason";
 
-  /** Every reserved name (SEMANTICS B §1.3). */
+  /** Every reserved name (BEHAVIOUR Q-MSG). */
   public static final Set<String> RESERVED =
       Set.of(
           MESSAGE_ID,

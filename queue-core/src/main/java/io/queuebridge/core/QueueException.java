@@ -1,9 +1,9 @@
 package io.queuebridge.core;
 
 /**
- * The base of every error the queue core raises. Unchecked; each kind of failure of SEMANTICS B
- * §3.15 has its own subclass, carrying the queue name (when one is involved) and the values that
- * explain it. Causes are always kept.
+ * The base of every error the queue core raises. Unchecked; each kind of failure (BEHAVIOUR Q-ERR)
+ * has its own subclass, carrying the queue name (when one is involved) and the values that explain
+ * it. Causes are always kept.
  */
 public class QueueException extends RuntimeException {
   private final String queue;

@@ -1,6 +1,6 @@
 package io.queuebridge.core;
 
-/** A classic queue holds {@code maxDepth} messages; the publish is refused (SEMANTICS A5). */
+/** A classic queue holds {@code maxDepth} messages; the publish is refused (BEHAVIOUR L-LIMITS). */
 public class QueueFullException extends QueueException {
   private final long depth;
   private final long maxDepth;

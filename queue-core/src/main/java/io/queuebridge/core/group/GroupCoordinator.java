@@ -54,17 +54,17 @@ import org.slf4j.LoggerFactory;
  * The consumer-group engine: membership, cursors, claims with a pending entry list (PEL), work
  * stealing, retries, dead letters, stream checkpoints, retention and ephemeral-queue expiry, built
  * on the store SPI only ({@link QueueStore}, {@link ConsumerGroupStore}) and a {@link Clock}
- * (SEMANTICS B §1.4, §1.5, §3.6–§3.9, §3.11–§3.13 with the decisions A2–A8).
+ * (BEHAVIOUR Q-GROUP, Q-CURSOR, Q-SUB to Q-DLQ, Q-RET, Q-EPHEMERAL, Q-HEARTBEAT, Q-METRICS).
  *
  * <h2>Concurrency</h2>
  *
- * Thread-safe. Every operation that reads or changes group state runs under one lock (B §3.8), so
- * the store's read-modify-write conveniences never race on a group; store I/O (reads of messages,
- * dead-letter appends, truncation) happens under it too. {@link #lag}, {@link #group}, {@link
- * #groups} and {@link #metrics} are lock-free reads. The consumer-removed listener is called after
- * the lock is released; the {@link RedeliveryListener} under it (it must not block). A heartbeat
- * index (consumer id → group memberships, B §3.12) lets {@link #heartbeat(String)} refresh a
- * client's memberships without scanning the groups.
+ * Thread-safe. Every operation that reads or changes group state runs under one lock (BEHAVIOUR
+ * Q-CLAIM), so the store's read-modify-write conveniences never race on a group; store I/O (reads
+ * of messages, dead-letter appends, truncation) happens under it too. {@link #lag}, {@link #group},
+ * {@link #groups} and {@link #metrics} are lock-free reads. The consumer-removed listener is called
+ * after the lock is released; the {@link RedeliveryListener} under it (it must not block). A
+ * heartbeat index (consumer id → group memberships, BEHAVIOUR Q-HEARTBEAT) lets {@link
+ * #heartbeat(String)} refresh a client's memberships without scanning the groups.
  *
  * <p>Across processes: every operation that changes a group (join, leave, heartbeat, the stale
  * member sweep, delete, claim, renew, ack, nack, reject, peek, cursor and offset commits) also runs
@@ -87,16 +87,18 @@ import org.slf4j.LoggerFactory;
  *       {@link ConsumerGroupStore#claimPending} call per claim. The PEL cap ({@code maxPelSize})
  *       stops cursor claims. A claim also counts as the member's heartbeat.
  *   <li><b>Steal</b> (topping up a batch): entries whose {@code visibleAt} has passed, oldest
- *       offset first, <em>including the claimer's own</em> (A2). An entry whose message is poison —
- *       {@code deliveryCount >= maxDeliveryCount}, or its retries would exceed the queue's {@code
- *       retryPolicy.maxRetries}, or {@code retryPolicy.totalTimeout} passed since its first claim —
- *       is dead-lettered (A3) and removed; an expired or truncated one is removed; otherwise it
- *       moves to the claimer with {@code deliveryCount + 1}. Stealing ignores the PEL cap.
+ *       offset first, <em>including the claimer's own</em> (BEHAVIOUR Q-RETRY). An entry whose
+ *       message is poison — {@code deliveryCount >= maxDeliveryCount}, or its retries would exceed
+ *       the queue's {@code retryPolicy.maxRetries}, or {@code retryPolicy.totalTimeout} passed
+ *       since its first claim — is dead-lettered (BEHAVIOUR Q-DLQ) and removed; an expired or
+ *       truncated one is removed; otherwise it moves to the claimer with {@code deliveryCount + 1}.
+ *       Stealing ignores the PEL cap.
  *   <li><b>Visibility</b> is {@link GroupSettings#visibilityTimeout()} or, when that is zero, the
- *       queue's {@code deliveryTimeout} (A5). {@link #renew} extends it for entries a member holds.
+ *       queue's {@code deliveryTimeout} (BEHAVIOUR L-LIMITS). {@link #renew} extends it for entries
+ *       a member holds.
  *   <li><b>Committed offset</b> after any removal: the cursor when nothing is pending, else {@code
- *       max(committed, lowest pending offset)} (B §3.7); every removal (ack, reject, poison,
- *       expiry) is one fenced {@link ConsumerGroupStore#acknowledgePending} call.
+ *       max(committed, lowest pending offset)} (BEHAVIOUR Q-ACKN); every removal (ack, reject,
+ *       poison, expiry) is one fenced {@link ConsumerGroupStore#acknowledgePending} call.
  * </ul>
  *
  * <h2>Stream mode (cursor readers)</h2>
@@ -105,44 +107,48 @@ import org.slf4j.LoggerFactory;
  * the group auto-commits, the committed offset, at most once per {@code autoCommitInterval} per
  * group); acks checkpoint; {@link #commitOffset} sets the committed offset by hand.
  *
- * <h2>Decisions on the reference's quirks (SEMANTICS §7.1)</h2>
+ * <h2>Deliberate choices</h2>
+ *
+ * Each item names a behaviour a simpler engine might have, and what this one does instead.
  *
  * <ol>
- *   <li><i>Nack never redelivers to the same consumer</i>: changed (A2). A nacked message is
- *       claimable again by every member, the nacking one included, after {@code
+ *   <li><i>Nack never redelivers to the same consumer</i>: not so (BEHAVIOUR Q-RETRY). A nacked
+ *       message is claimable again by every member, the nacking one included, after {@code
  *       retryPolicy.backoff(deliveryCount)} or the explicit delay; its retries are counted and
- *       exhausted retries dead-letter it at the nack. A nack does not bump the delivery count (the
- *       reference bumped it on nack and again on steal): the count is the number of deliveries.
- *   <li><i>Queue-mode reject discards</i>: changed (A3). Reject dead-letters with the reason when
- *       the queue's DLQ is enabled; with it disabled the message is dropped and counted as
- *       discarded.
- *   <li><i>Truncation to the tail when a queue has no queue-mode group and no policy</i>: changed
- *       (A4). A classic queue is truncated only when it has at least one queue-mode group, and then
- *       only below every such group's committed offset; its retention policy can only keep more. A
- *       stream is truncated only by its policy; stream groups never hold retention back (a stream
- *       reader that falls behind the policy loses what the policy removed, as in Kafka); queue-mode
- *       groups on a stream still do.
- *   <li><i>Unenforced config fields</i>: the engine enforces {@code retryPolicy} (backoff, {@code
- *       maxRetries}, {@code totalTimeout}) and {@code deliveryTimeout} (as visibility) and the DLQ
- *       settings. {@code maxDepth}, {@code maxMessageSize}, {@code batchSize} and {@code
- *       heartbeatTimeout} are the manager's (the engine uses {@code consumerTimeout}); compaction
- *       is not implemented.
- *   <li><i>Unsubscribe's default group differs from stream subscribe's</i>: fixed. {@link #leave}
- *       without a group id leaves whichever default group — the queue-mode prefix or the
- *       stream-mode full id — the consumer is a member of.
+ *       exhausted retries dead-letter it at the nack. A nack does not bump the delivery count (only
+ *       a new delivery does): the count is the number of deliveries.
+ *   <li><i>Queue-mode reject discards</i>: not so (BEHAVIOUR Q-DLQ). Reject dead-letters with the
+ *       reason when the queue's DLQ is enabled; with it disabled the message is dropped and counted
+ *       as discarded.
+ *   <li><i>Truncation to the tail when a queue has no queue-mode group and no policy</i>: not so
+ *       (BEHAVIOUR Q-RET). A classic queue is truncated only when it has at least one queue-mode
+ *       group, and then only below every such group's committed offset; its retention policy can
+ *       only keep more. A stream is truncated only by its policy; stream groups never hold
+ *       retention back (a stream reader that falls behind the policy loses what the policy removed,
+ *       as in Kafka); queue-mode groups on a stream still do.
+ *   <li><i>Unenforced config fields</i> (BEHAVIOUR Q-CONFIG): the engine enforces {@code
+ *       retryPolicy} (backoff, {@code maxRetries}, {@code totalTimeout}) and {@code
+ *       deliveryTimeout} (as visibility) and the DLQ settings. {@code maxDepth}, {@code
+ *       maxMessageSize}, {@code batchSize} and {@code heartbeatTimeout} are the manager's (the
+ *       engine uses {@code consumerTimeout}); compaction is not implemented.
+ *   <li><i>Unsubscribe's default group differs from stream subscribe's</i>: not so (BEHAVIOUR
+ *       Q-SUB). {@link #leave} without a group id leaves whichever default group — the queue-mode
+ *       prefix or the stream-mode full id — the consumer is a member of.
  *   <li><i>Ack without group id is order-dependent on mixed queues; any member may settle any
- *       offset</i>: replaced by {@link GroupDelivery} handles that know their group and are fenced
- *       to the delivery that created them.
- *   <li><i>Routing-key filters never match captured ordinary topics</i>: changed; such a topic is
- *       its own routing key (see {@link RoutingKeys}).
- *   <li><i>Explicit cursor positioning moves the whole group's cursor</i>: kept — the cursor is the
- *       group's, a seek is a group seek (use another group id to read independently). Claims skip
- *       offsets the group already holds, so a rewind never hands one message to two members.
- *   <li><i>{@code a/#} group filters do not match {@code a}</i>: changed (A7), they match.
- *   <li><i>DLQ, claim and steal metrics never increment</i>: changed (A8), every counter counts.
- *   <li>Store-side quirks (memory-store re-indexing, file-store validation, reserved deletion,
- *       unreported missing pending entries, raw directory names) and the manager's {@code stop} are
- *       not this class's; it relies only on the SPI contracts.
+ *       offset</i>: not so; {@link GroupDelivery} handles (BEHAVIOUR Q-SETTLE) that know their
+ *       group and are fenced to the delivery that created them.
+ *   <li><i>Routing-key filters never match captured ordinary topics</i>: not so; such a topic is
+ *       its own routing key (see {@link RoutingKeys}, BEHAVIOUR Q-ROUTE).
+ *   <li><i>Explicit cursor positioning moves the whole group's cursor</i>: yes (BEHAVIOUR Q-CURSOR)
+ *       — the cursor is the group's, a seek is a group seek (use another group id to read
+ *       independently). Claims skip offsets the group already holds, so a rewind never hands one
+ *       message to two members.
+ *   <li><i>{@code a/#} group filters do not match {@code a}</i>: they do (BEHAVIOUR Q-ROUTE).
+ *   <li><i>DLQ, claim and steal metrics never increment</i>: every counter counts (BEHAVIOUR
+ *       Q-METRICS).
+ *   <li>Store-side rules (re-indexing on update, validation, refusing to delete reserved queues,
+ *       reporting missing pending entries, encoding names) and the manager's {@code stop} are not
+ *       this class's; it relies only on the SPI contracts.
  * </ol>
  *
  * <p>Further deviations, each to avoid losing a message: a pending entry whose message was
@@ -189,7 +195,10 @@ public final class GroupCoordinator {
   private final ReentrantLock lock = new ReentrantLock();
   private final MetricsRecorder metrics = new MetricsRecorder();
 
-  /** Consumer id → group memberships (B §3.12 heartbeat index); guarded by {@link #lock}. */
+  /**
+   * Consumer id → group memberships (BEHAVIOUR Q-HEARTBEAT heartbeat index); guarded by {@link
+   * #lock}.
+   */
   private final MembershipIndex memberships = new MembershipIndex();
 
   /** Last auto-commit per (queue, group); guarded by {@link #lock}. */
@@ -223,16 +232,19 @@ public final class GroupCoordinator {
 
   // ---------------------------------------------------------------- ids
 
-  /** {@code groupId} when {@code pattern} is empty, else {@code groupId@pattern} (B §1.4). */
+  /**
+   * {@code groupId} when {@code pattern} is empty, else {@code groupId@pattern} (BEHAVIOUR
+   * Q-GROUP).
+   */
   public static String effectiveGroupId(String groupId, String pattern) {
     Objects.requireNonNull(groupId, "groupId");
     return pattern == null || pattern.isEmpty() ? groupId : groupId + "@" + pattern;
   }
 
   /**
-   * The group a client joins when it names none (B §1.4): in queue mode the client id up to its
-   * first {@code -} ({@code worker-7} → {@code worker}, so replicas of one service compete), in
-   * stream mode the whole client id (each reader has its own cursor). May be empty ({@code -x}).
+   * The group a client joins when it names none (BEHAVIOUR Q-GROUP): in queue mode the client id up
+   * to its first {@code -} ({@code worker-7} → {@code worker}, so replicas of one service compete),
+   * in stream mode the whole client id (each reader has its own cursor). May be empty ({@code -x}).
    */
   public static String defaultGroupId(String clientId, GroupMode mode) {
     Objects.requireNonNull(clientId, "clientId");
@@ -246,7 +258,8 @@ public final class GroupCoordinator {
   // ---------------------------------------------------------------- membership
 
   /**
-   * Joins {@code consumerId} to a group of {@code queue}, creating the group when needed (B §3.6).
+   * Joins {@code consumerId} to a group of {@code queue}, creating the group when needed (BEHAVIOUR
+   * Q-SUB).
    *
    * <p>The group is {@code groupId} (or the default for the cursor's mode when null or empty)
    * qualified by {@code pattern}. A new group starts at offset 0 with the cursor's mode and
@@ -260,10 +273,10 @@ public final class GroupCoordinator {
    * <p>The queue must exist: creating it, and converting a classic queue for a stream reader, are
    * the manager's decisions.
    *
-   * <p>The reference adopts the requested mode for an existing group that has none (B §3.6 step 4).
-   * The model cannot express a group without a mode ({@link ConsumerGroupState#mode()} is never
-   * null; stores load a missing mode as {@link GroupMode#QUEUE}, B §1.4), so a group's mode is
-   * fixed when it is created and any other requested mode is a mismatch.
+   * <p>A group never lacks a mode, so there is no mode to adopt for an existing group: {@link
+   * ConsumerGroupState#mode()} is never null, and stores load a missing mode as {@link
+   * GroupMode#QUEUE} (BEHAVIOUR Q-GROUP). So a group's mode is fixed when it is created and any
+   * other requested mode is a mismatch.
    *
    * @param pattern the group's routing-key filter; null or empty = all messages
    * @param cursor where and how to read; null = resume in queue mode
@@ -364,11 +377,12 @@ public final class GroupCoordinator {
   }
 
   /**
-   * Removes {@code consumerId} from a group (B §3.6 unsubscribe). Its pending entries stay, to be
-   * stolen after their visibility timeout. With a null or empty {@code groupId} the consumer leaves
-   * the default group it is a member of: the queue-mode default ({@code worker-7} → {@code worker})
-   * is tried first, then the stream-mode one (the full id). When no group of the queue has members
-   * left and the queue is ephemeral (not durable, not reserved), its disconnect time is set to now.
+   * Removes {@code consumerId} from a group ({@code unsubscribe}, BEHAVIOUR Q-SUB). Its pending
+   * entries stay, to be stolen after their visibility timeout. With a null or empty {@code groupId}
+   * the consumer leaves the default group it is a member of: the queue-mode default ({@code
+   * worker-7} → {@code worker}) is tried first, then the stream-mode one (the full id). When no
+   * group of the queue has members left and the queue is ephemeral (not durable, not reserved), its
+   * disconnect time is set to now.
    *
    * @return whether the consumer was a member (false also when the queue or group does not exist)
    */
@@ -435,11 +449,10 @@ public final class GroupCoordinator {
   }
 
   /**
-   * Refreshes the heartbeat of every group membership of {@code clientId} (B §3.12 {@code
-   * updateHeartbeat}), found through the heartbeat index (client id → memberships) rather than by
-   * scanning the groups. A membership that is gone (the queue, the group or the member no longer
-   * exists) is dropped from the index. Null or empty ids are ignored. Never fails for a missing
-   * membership.
+   * Refreshes the heartbeat of every group membership of {@code clientId} (BEHAVIOUR Q-HEARTBEAT),
+   * found through the heartbeat index (client id → memberships) rather than by scanning the groups.
+   * A membership that is gone (the queue, the group or the member no longer exists) is dropped from
+   * the index. Null or empty ids are ignored. Never fails for a missing membership.
    *
    * @return how many memberships were refreshed
    */
@@ -486,7 +499,7 @@ public final class GroupCoordinator {
 
   /**
    * Removes, in every group of every queue, the members whose last heartbeat is older than {@code
-   * now - consumerTimeout} (B §3.12, single node). Their pending entries stay, to be stolen.
+   * now - consumerTimeout} (BEHAVIOUR Q-HEARTBEAT). Their pending entries stay, to be stolen.
    * Ephemeral queues left without members get their disconnect time. The listener is told per group
    * after the lock is released.
    *
@@ -956,12 +969,12 @@ public final class GroupCoordinator {
   /**
    * Acknowledges many deliveries of one group at once. Per delivery the effect and the rules are
    * those of {@link GroupDelivery#ack()} — settle once; in queue mode fenced by holder and delivery
-   * count, removes the pending entry and advances the committed offset (B §3.7); in stream mode
-   * checkpoints when the group auto-commits — but the whole batch takes the coordinator's lock
-   * once, runs in one {@link ConsumerGroupStore#atomically} section, reads the time once and makes
-   * one {@link ConsumerGroupStore#acknowledgeAllPending} call per holder. A pull consumer that
-   * handles a claimed batch before settling it (the source connector, a batch job) pays one round
-   * trip instead of one per message.
+   * count, removes the pending entry and advances the committed offset (BEHAVIOUR Q-ACKN); in
+   * stream mode checkpoints when the group auto-commits — but the whole batch takes the
+   * coordinator's lock once, runs in one {@link ConsumerGroupStore#atomically} section, reads the
+   * time once and makes one {@link ConsumerGroupStore#acknowledgeAllPending} call per holder. A
+   * pull consumer that handles a claimed batch before settling it (the source connector, a batch
+   * job) pays one round trip instead of one per message.
    *
    * <p><b>Partial success.</b> Every delivery that can be acked is acked, whatever happens to the
    * others; the ones that cannot are skipped and returned, in the collection's order:
@@ -1250,7 +1263,9 @@ public final class GroupCoordinator {
         .orElseThrow(() -> new MessageNotPendingException(d.queue(), d.group(), d.offset()));
   }
 
-  /** Removes a held entry and advances the committed offset (B §3.7), in one store call. */
+  /**
+   * Removes a held entry and advances the committed offset (BEHAVIOUR Q-ACKN), in one store call.
+   */
   private void removeEntry(String queue, String group, PendingEntry e, Instant now) {
     groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
     metrics.pelChanged(-1);
@@ -1528,7 +1543,7 @@ public final class GroupCoordinator {
   // ---------------------------------------------------------------- retention and expiry
 
   /**
-   * Truncates every queue as far as its groups and retention policy allow (B §3.11 with A4); the
+   * Truncates every queue as far as its groups and retention policy allow (BEHAVIOUR Q-RET); the
    * manager schedules it. Per queue:
    *
    * <ul>
@@ -1616,8 +1631,9 @@ public final class GroupCoordinator {
 
   /**
    * Deletes the ephemeral queues (not durable, not reserved) whose last consumer left at least
-   * their {@code expiresAfter} before {@code now}, with their groups (B §3.11). A queue that never
-   * had a consumer is never expired. A queue the store refuses to delete is skipped.
+   * their {@code expiresAfter} before {@code now}, with their groups (BEHAVIOUR Q-EPHEMERAL). A
+   * queue that never had a consumer is never expired. A queue the store refuses to delete is
+   * skipped.
    *
    * @return the deleted queues
    */
@@ -1664,7 +1680,7 @@ public final class GroupCoordinator {
   /**
    * Runs {@code body} under the coordinator's lock and, through {@link
    * ConsumerGroupStore#atomically}, atomically with every other process sharing the store on the
-   * group {@code (queue, group)} (B §3.8 across processes).
+   * group {@code (queue, group)} (BEHAVIOUR Q-CLAIM, across processes).
    */
   private <T> T locked(String queue, String group, Supplier<T> body) {
     lock.lock();
