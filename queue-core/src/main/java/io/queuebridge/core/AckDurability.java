@@ -3,7 +3,7 @@ package io.queuebridge.core;
 import io.queuebridge.core.errors.InvalidConfigException;
 import java.util.Locale;
 
-/** How a publish is acknowledged (SEMANTICS B §3.4.1 {@code Q-ACK}). */
+/** How a publish is acknowledged (BEHAVIOUR Q-ACK). */
 public enum AckDurability {
   /** No per-queue override: the manager's default applies. */
   DEFAULT,

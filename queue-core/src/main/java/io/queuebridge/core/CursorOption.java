@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * Where a subscription starts reading and how (SEMANTICS B §1.5).
+ * Where a subscription starts reading and how (BEHAVIOUR Q-CURSOR).
  *
  * @param position which position to apply to the group's shared cursor
  * @param offset the offset for {@link Position#OFFSET} (clamped to [head, tail])

@@ -3,7 +3,7 @@ package io.queuebridge.core;
 import java.util.Objects;
 
 /**
- * Where a queue's dead letters go (SEMANTICS B §1.1, §3.9).
+ * Where a queue's dead letters go (BEHAVIOUR Q-CONFIG, Q-DLQ).
  *
  * @param enabled whether rejected and poison messages are dead-lettered
  * @param topic the dead-letter queue (and its topic); empty = the manager's prefix + queue name

@@ -1,6 +1,6 @@
 package io.queuebridge.core;
 
-/** How a consumer group reads its queue (SEMANTICS B §1.4). */
+/** How a consumer group reads its queue (BEHAVIOUR Q-GROUP). */
 public enum GroupMode {
   /** Competing consumers: each message is claimed by one member and tracked until settled. */
   QUEUE,

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A stored message (SEMANTICS A1): id, offset, topic, nullable key and value, ordered headers with
- * repeatable keys and byte values, a timestamp and its type, created-at and expires-at, a state,
- * and string properties for queue metadata.
+ * A stored message (BEHAVIOUR Q-MSG): id, offset, topic, nullable key and value, ordered headers
+ * with repeatable keys and byte values, a timestamp and its type, created-at and expires-at, a
+ * state, and string properties for queue metadata.
  *
  * <p>Immutable. Byte arrays are copied when the message is built and when they are read through
  * {@link #key()} and {@link #value()}, so neither a publisher nor a reader can change a stored
@@ -183,7 +183,7 @@ public final class Message {
 
   /**
    * The size counted against {@link QueueConfig#maxMessageSize()}: value + key + header keys and
-   * values, in bytes (SEMANTICS A5). Header keys are counted as UTF-16 code units × 1, an
+   * values, in bytes (BEHAVIOUR L-LIMITS). Header keys are counted as UTF-16 code units × 1, an
    * approximation that is exact for ASCII keys.
    */
   public long size() {

@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Names of the message properties the queue core reads or stamps (SEMANTICS B §1.3). Reserved names
+ * Names of the message properties the queue core reads or stamps (BEHAVIOUR Q-MSG). Reserved names
  * belong to the queue: a publisher's value for one of them is dropped at publish, and delivery
  * stamps them after copying user properties, so they can never be forged.
  */
@@ -83,7 +83,7 @@ public final class MessageProperties {
   /** On a dead letter: the original message's offset in its queue. */
   public static final String DLQ_ORIGINAL_OFFSET = "_dlq_original_offset";
 
-  /** Every reserved name (SEMANTICS B §1.3). */
+  /** Every reserved name (BEHAVIOUR Q-MSG). */
   public static final Set<String> RESERVED =
       Set.of(
           MESSAGE_ID,

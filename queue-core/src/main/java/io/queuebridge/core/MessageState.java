@@ -1,6 +1,6 @@
 package io.queuebridge.core;
 
-/** Lifecycle state stored with a message (SEMANTICS B §1.3). */
+/** Lifecycle state stored with a message (BEHAVIOUR Q-MSG). */
 public enum MessageState {
   QUEUED,
   DELIVERED,

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs a {@link QueueManager}'s periodic work: the retention pass, stale-consumer cleanup with
- * ephemeral-queue expiry, and the delivery engine's sweep (SEMANTICS B §3.2 step 9, §3.10).
+ * ephemeral-queue expiry, and the delivery engine's sweep (BEHAVIOUR M-LOOPS, Q-DEL).
  *
  * <p>When a configuration names none, the manager runs its loops on one daemon thread of its own,
  * started by {@link QueueManager#start()} and ended by {@link QueueManager#stop()}. Inject one to

@@ -11,16 +11,16 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The protected-queue contract rules of SEMANTICS B §3.5 ({@code Q-PROT}): which contracts are
- * valid and which fields a persisted configuration must match. Stateless; the registry and its lock
- * live in {@link QueueManager}.
+ * The protected-queue contract rules (BEHAVIOUR Q-PROT): which contracts are valid and which fields
+ * a persisted configuration must match. Stateless; the registry and its lock live in {@link
+ * QueueManager}.
  *
  * <p>Compared fields, named in config-file vocabulary: {@code name}, {@code topics} (ordered),
  * {@code type}, {@code durable}, {@code reserved}, {@code retention.max_age}, {@code
  * retention.max_length_bytes}, {@code retention.max_length_messages}, {@code
  * limits.max_message_size}, {@code limits.message_ttl}. Every other field is excluded, {@code
  * maxDepth} deliberately (it is not enforced for streams, so it must stay tunable). Replication is
- * out of scope (SEMANTICS A12), so there is no {@code replication.enabled} to compare.
+ * out of scope (BEHAVIOUR Q-SCOPE), so there is no {@code replication.enabled} to compare.
  */
 final class ProtectedContracts {
   static final String NAME = "name";

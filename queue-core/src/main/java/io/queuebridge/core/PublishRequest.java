@@ -9,7 +9,7 @@ import java.util.Objects;
  * string properties, an optional record timestamp and the publishing client's id.
  *
  * <p>Immutable; arrays and maps are copied when built, so the caller may reuse its buffers
- * (SEMANTICS B §1.3 "defensively copy").
+ * (BEHAVIOUR Q-MSG).
  */
 public final class PublishRequest {
   private final String topic;

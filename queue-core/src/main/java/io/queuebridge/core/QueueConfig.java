@@ -9,7 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The immutable configuration of one queue or stream (SEMANTICS B §1.1).
+ * The immutable configuration of one queue or stream (BEHAVIOUR Q-CONFIG).
  *
  * <p>Build one with {@link #durable(String)}, {@link #ephemeral(String)}, {@link #reserved(String)}
  * or {@link #toBuilder()}; check it with {@link #validate()}. Instances are values: {@link #equals}
@@ -67,7 +67,7 @@ public final class QueueConfig {
     this.heartbeatTimeout = b.heartbeatTimeout;
   }
 
-  /** A durable classic queue with the defaults of SEMANTICS B §1.1. */
+  /** A durable classic queue with the defaults of BEHAVIOUR Q-CONFIG. */
   public static Builder durable(String name) {
     return new Builder(name);
   }
@@ -78,7 +78,7 @@ public final class QueueConfig {
   }
 
   /**
-   * A reserved, durable stream: the shape a protected contract requires (SEMANTICS B §3.5). Topics
+   * A reserved, durable stream: the shape a protected contract requires (BEHAVIOUR Q-PROT). Topics
    * default to {@code #}; set them if the stream is also fed by capture.
    */
   public static Builder reservedStream(String name) {
@@ -90,8 +90,8 @@ public final class QueueConfig {
   }
 
   /**
-   * Checks the configuration in the order of SEMANTICS B §1.1 {@code Q-VAL}: topic filters first,
-   * then numeric limits, ephemeral expiry, reserved-requires-durable.
+   * Checks the configuration in the order of BEHAVIOUR Q-VAL: topic filters first, then numeric
+   * limits, ephemeral expiry, reserved-requires-durable.
    *
    * @return this, for chaining
    * @throws InvalidConfigException naming the first bad field, its value and what was expected
@@ -220,7 +220,7 @@ public final class QueueConfig {
     return maxMessageSize;
   }
 
-  /** Most messages a classic queue holds before publishes are refused (SEMANTICS A5). */
+  /** Most messages a classic queue holds before publishes are refused (BEHAVIOUR L-LIMITS). */
   public long maxDepth() {
     return maxDepth;
   }
@@ -230,7 +230,7 @@ public final class QueueConfig {
     return messageTtl;
   }
 
-  /** Visibility timeout of a claimed message (SEMANTICS A5). */
+  /** Visibility timeout of a claimed message (BEHAVIOUR L-LIMITS). */
   public Duration deliveryTimeout() {
     return deliveryTimeout;
   }
@@ -317,7 +317,7 @@ public final class QueueConfig {
         + "}";
   }
 
-  /** Builds a {@link QueueConfig}; starts from the durable defaults of SEMANTICS B §1.1. */
+  /** Builds a {@link QueueConfig}; starts from the durable defaults of BEHAVIOUR Q-CONFIG. */
   public static final class Builder {
     private String name;
     private List<String> topics = DEFAULT_TOPICS;

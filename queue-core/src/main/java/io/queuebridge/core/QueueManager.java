@@ -54,37 +54,37 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The queue core's facade: queue administration, the three publish paths and protected durable
- * streams over one {@link Storage} (SEMANTICS B §3).
+ * streams over one {@link Storage} (BEHAVIOUR M-CONFIG to Q-ERR).
  *
  * <p><b>Publish paths.</b>
  *
  * <ul>
- *   <li>{@link #publish} — strict and synchronous ({@code Q-PUB}): routes by topic (or by an
+ *   <li>{@link #publish} — strict and synchronous (BEHAVIOUR Q-PUB): routes by topic (or by an
  *       explicit target list), auto-creates an ephemeral queue when nothing matches, appends to
  *       every target with the queue's acknowledgement policy and reports every failure.
- *   <li>{@link #publishToMatchingQueues} — topic capture ({@code Q-CAP}): resolves the matching
+ *   <li>{@link #publishToMatchingQueues} — topic capture (BEHAVIOUR Q-CAP): resolves the matching
  *       queues on the caller's thread and hands the appends to background lanes; never blocks on
  *       the store, never auto-creates; losses are counted in {@link #metrics()}.
  *   <li>{@link #publishToDurableStream} and {@link #publishBatchToDurableStream} — exact and
- *       durable ({@code Q-EXACT}): one protected, reserved, durable stream, every precondition
+ *       durable (BEHAVIOUR Q-EXACT): one protected, reserved, durable stream, every precondition
  *       checked before anything is appended, acknowledged only after a durability barrier.
  * </ul>
  *
- * <p><b>Limits</b> (SEMANTICS A5) are enforced on every publish path before the append: a message
- * larger than the queue's {@code maxMessageSize} ({@link Message#size()}: key + value + headers) is
- * refused with {@link QueueMessageTooLargeException}; a classic queue holding {@code maxDepth}
- * messages refuses with {@link QueueFullException} (capture counts it as dropped). The depth check
- * reads the queue's count before appending, so concurrent publishers may overshoot {@code maxDepth}
- * by at most their number of messages, or, for batch publishes ({@link #publishBatchDurably}), by
- * up to one batch per other concurrent publisher.
+ * <p><b>Limits</b> (BEHAVIOUR L-LIMITS) are enforced on every publish path before the append: a
+ * message larger than the queue's {@code maxMessageSize} ({@link Message#size()}: key + value +
+ * headers) is refused with {@link QueueMessageTooLargeException}; a classic queue holding {@code
+ * maxDepth} messages refuses with {@link QueueFullException} (capture counts it as dropped). The
+ * depth check reads the queue's count before appending, so concurrent publishers may overshoot
+ * {@code maxDepth} by at most their number of messages, or, for batch publishes ({@link
+ * #publishBatchDurably}), by up to one batch per other concurrent publisher.
  *
  * <p><b>Consumers.</b> {@link #subscribe} / {@link #subscribeExisting} / {@link #unsubscribe}
- * manage group membership ({@code Q-SUB}) for pull consumers, which then claim and settle through
+ * manage group membership (BEHAVIOUR Q-SUB) for pull consumers, which then claim and settle through
  * {@link #consumerGroups()}; {@link #consume} registers a push subscription whose handler the
- * delivery engine ({@link DeliveryEngine}, {@code Q-DEL}) calls with settle-once {@link
- * io.queuebridge.core.group.GroupDelivery} handles (SEMANTICS A6). Visibility: a queue's {@code
- * deliveryTimeout} is its visibility timeout unless the configuration sets a manager-wide {@link
- * QueueManagerConfig#visibilityTimeout()} (SEMANTICS A5).
+ * delivery engine ({@link DeliveryEngine}, BEHAVIOUR Q-DEL) calls with settle-once {@link
+ * io.queuebridge.core.group.GroupDelivery} handles (BEHAVIOUR Q-SETTLE). Visibility: a queue's
+ * {@code deliveryTimeout} is its visibility timeout unless the configuration sets a manager-wide
+ * {@link QueueManagerConfig#visibilityTimeout()} (BEHAVIOUR L-LIMITS).
  *
  * <p><b>Lifecycle.</b> Build, {@link #start()}, use, {@link #stop()}. Administration, publishing
  * and subscribing work before {@code start} too (captures wait in their lanes, push deliveries
@@ -110,7 +110,7 @@ public final class QueueManager {
   private static final Logger LOG = LoggerFactory.getLogger(QueueManager.class);
   private static final String AUTO_QUEUE_ROOT = "$queue/";
 
-  /** Process-wide message id sequence (SEMANTICS B §1.3): not unique across restarts. */
+  /** Process-wide message id sequence (BEHAVIOUR Q-MSG): not unique across restarts. */
   private static final AtomicLong MESSAGE_IDS = new AtomicLong();
 
   private enum State {
@@ -246,11 +246,11 @@ public final class QueueManager {
   }
 
   // ------------------------------------------------------------------------------------------
-  // Lifecycle (SEMANTICS B §3.2)
+  // Lifecycle (BEHAVIOUR M-START, M-LOOPS, Q-STOP)
   // ------------------------------------------------------------------------------------------
 
   /**
-   * Starts the manager (SEMANTICS B §3.2): creates the configured queues that do not exist (a
+   * Starts the manager (BEHAVIOUR M-START): creates the configured queues that do not exist (a
    * stored queue's config wins over the configured one), validates the protected contracts, deletes
    * ephemeral queues that expired while the manager was down, starts the delivery engine (which
    * schedules every queue with a push subscription), the capture workers, and the periodic loops:
@@ -311,7 +311,7 @@ public final class QueueManager {
     }
   }
 
-  /** Stale members out, then expired ephemeral queues (B §3.11, §3.12). */
+  /** Stale members out, then expired ephemeral queues (BEHAVIOUR Q-HEARTBEAT, Q-EPHEMERAL). */
   private void cleanUpConsumers() {
     Instant now = clock.instant();
     consumerGroups.removeStaleConsumers(now);
@@ -360,7 +360,7 @@ public final class QueueManager {
   }
 
   /**
-   * Stops the manager ({@code Q-STOP}), in this order: capture first (no capture is accepted
+   * Stops the manager (BEHAVIOUR Q-STOP), in this order: capture first (no capture is accepted
    * afterwards; the lanes drain for at most the capture drain timeout; what is left is counted as
    * dropped), because its workers append and schedule deliveries; then the delivery engine (every
    * push subscription ends and leaves its group, running handlers are waited for, never
@@ -414,7 +414,7 @@ public final class QueueManager {
   }
 
   // ------------------------------------------------------------------------------------------
-  // Administration (SEMANTICS B §3.3)
+  // Administration (BEHAVIOUR M-ADMIN)
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -561,11 +561,11 @@ public final class QueueManager {
   }
 
   // ------------------------------------------------------------------------------------------
-  // Publish (SEMANTICS B §3.4.1, Q-PUB)
+  // Publish (BEHAVIOUR Q-PUB, Q-ACK)
   // ------------------------------------------------------------------------------------------
 
   /**
-   * Publishes synchronously to every target queue ({@code Q-PUB}).
+   * Publishes synchronously to every target queue (BEHAVIOUR Q-PUB).
    *
    * <p>Targets: the queues named in the {@link MessageProperties#FORWARD_TARGETS} property when it
    * is present (comma-separated; unknown queues are skipped with a warning), otherwise every queue
@@ -580,7 +580,7 @@ public final class QueueManager {
    * {@code QUEUED}, created now and expiring after the queue's {@code messageTtl} (never when
    * zero).
    *
-   * <p>Acknowledgement ({@code Q-ACK}): the queue's {@code ackDurability} unless {@code DEFAULT}
+   * <p>Acknowledgement (BEHAVIOUR Q-ACK): the queue's {@code ackDurability} unless {@code DEFAULT}
    * (an {@code FSYNC} override is treated as {@code BUFFERED} when the store cannot sync), else the
    * manager's. {@code FSYNC} on a durable queue appends with a durability barrier and returns only
    * after it; ephemeral queues never sync. Blocks for the appends and barriers.
@@ -727,15 +727,15 @@ public final class QueueManager {
   }
 
   // ------------------------------------------------------------------------------------------
-  // Capture (SEMANTICS B §3.4.2, Q-CAP)
+  // Capture (BEHAVIOUR Q-CAP, Q-CAPD)
   // ------------------------------------------------------------------------------------------
 
   /**
-   * Captures a publish into every existing queue whose topic filters match its topic ({@code
-   * Q-CAP}). Resolves the targets on the calling thread (index lookup and configuration reads),
-   * then hands one append per target to the capture lanes and returns without waiting; never
-   * creates a queue. Never blocks on a slow store's appends. When nothing matches it returns
-   * without allocating.
+   * Captures a publish into every existing queue whose topic filters match its topic (BEHAVIOUR
+   * Q-CAP). Resolves the targets on the calling thread (index lookup and configuration reads), then
+   * hands one append per target to the capture lanes and returns without waiting; never creates a
+   * queue. Never blocks on a slow store's appends. When nothing matches it returns without
+   * allocating.
    *
    * <p>What happens afterwards is reported only through {@link #metrics()}: {@code captureFailures}
    * counts one per lost queue (a configuration that could not be read, a message over the queue's
@@ -787,13 +787,13 @@ public final class QueueManager {
   }
 
   // ------------------------------------------------------------------------------------------
-  // Exact durable stream (SEMANTICS B §3.4.3, Q-EXACT)
+  // Exact durable stream (BEHAVIOUR Q-EXACT)
   // ------------------------------------------------------------------------------------------
 
   /**
    * Appends to exactly {@code queue}, a protected durable stream, and returns the offset once a
-   * durability barrier covers the message ({@code Q-EXACT}). Never routes by topic, never creates a
-   * queue. Every precondition is checked, in this order, before anything is appended:
+   * durability barrier covers the message (BEHAVIOUR Q-EXACT). Never routes by topic, never creates
+   * a queue. Every precondition is checked, in this order, before anything is appended:
    *
    * <ol>
    *   <li>the queue has a protected contract — else {@link QueueNotProtectedException};
@@ -963,8 +963,8 @@ public final class QueueManager {
   }
 
   /**
-   * Names of the queues whose topic filters match {@code topic}, in first-match order (SEMANTICS B
-   * §4.3); empty for an empty topic.
+   * Names of the queues whose topic filters match {@code topic}, in first-match order (BEHAVIOUR
+   * T-IDX); empty for an empty topic.
    */
   public List<String> findMatchingQueues(String topic) {
     ensureUsable();
@@ -987,7 +987,7 @@ public final class QueueManager {
     }
   }
 
-  /** Steps 1–5 of {@code Q-EXACT}; returns the stored configuration. */
+  /** Steps 1–5 of BEHAVIOUR Q-EXACT; returns the stored configuration. */
   private QueueConfig checkExactTarget(String queue) {
     QueueConfig contract = contractOf(queue);
     if (contract == null) {
@@ -1011,7 +1011,7 @@ public final class QueueManager {
   }
 
   /**
-   * Step 4 of {@code Q-EXACT}, defence in depth behind the contract comparison: the stored
+   * Step 4 of BEHAVIOUR Q-EXACT, defence in depth behind the contract comparison: the stored
    * configuration is reserved, a stream and durable.
    */
   static void checkExactShape(QueueConfig stored) {
@@ -1033,7 +1033,7 @@ public final class QueueManager {
   }
 
   // ------------------------------------------------------------------------------------------
-  // Protected contracts (SEMANTICS B §3.5, Q-PROT)
+  // Protected contracts (BEHAVIOUR Q-PROT)
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -1333,12 +1333,12 @@ public final class QueueManager {
   }
 
   // ------------------------------------------------------------------------------------------
-  // Consumers (SEMANTICS B §3.6 Q-SUB, §3.10 Q-DEL)
+  // Consumers (BEHAVIOUR Q-SUB, Q-DEL)
   // ------------------------------------------------------------------------------------------
 
   /**
    * Joins {@code clientId} to a queue-mode group of {@code queue}, creating the queue when absent
-   * ({@code subscribe}, B §3.6): as {@link #subscribe(String, String, String, String,
+   * ({@code subscribe}, BEHAVIOUR Q-SUB): as {@link #subscribe(String, String, String, String,
    * CursorOption)} with a null cursor.
    */
   public ConsumerGroupState subscribe(
@@ -1348,7 +1348,7 @@ public final class QueueManager {
 
   /**
    * Joins {@code clientId} to a group of {@code queue} as member {@code clientId}, creating the
-   * queue when absent ({@code subscribe} / {@code subscribeWithCursor}, B §3.6):
+   * queue when absent ({@code subscribe} / {@code subscribeWithCursor}, BEHAVIOUR Q-SUB):
    *
    * <ol>
    *   <li>the queue is read, or created as an ephemeral queue with the filter {@code
@@ -1359,8 +1359,8 @@ public final class QueueManager {
    *   <li>the member joins the group {@code groupId} qualified by {@code pattern} ({@code
    *       group@pattern}), created when needed with the cursor's mode and auto-commit; a null or
    *       empty {@code groupId} means the default group: the client id up to its first {@code -} in
-   *       queue mode, the whole client id in stream mode (B §1.4); the cursor's position is applied
-   *       to the group's shared cursor ({@link GroupCoordinator#join});
+   *       queue mode, the whole client id in stream mode (BEHAVIOUR Q-GROUP); the cursor's position
+   *       is applied to the group's shared cursor ({@link GroupCoordinator#join});
    *   <li>an ephemeral queue's disconnect time is cleared, and delivery is scheduled.
    * </ol>
    *
@@ -1417,8 +1417,8 @@ public final class QueueManager {
 
   /**
    * Joins {@code clientId} to a group of an existing queue ({@code subscribeExisting} / {@code
-   * subscribeExistingWithCursor}, B §3.6): as {@link #subscribe(String, String, String, String,
-   * CursorOption)}, but the queue is never created or converted.
+   * subscribeExistingWithCursor}, BEHAVIOUR Q-SUB): as {@link #subscribe(String, String, String,
+   * String, CursorOption)}, but the queue is never created or converted.
    *
    * @throws QueueNotFoundException if there is no such queue
    * @throws QueueNotStreamException if the cursor is in stream mode and the queue is classic
@@ -1452,14 +1452,14 @@ public final class QueueManager {
   }
 
   /**
-   * Removes {@code clientId} from a group of {@code queue} (B §3.6 {@code unsubscribe}). A null or
-   * empty {@code groupId} means the default group the client is a member of: the queue-mode one
-   * ({@code worker-7} → {@code worker}) is tried first, then the stream-mode one (the whole id), so
-   * a stream subscription made with the default group can be left without naming it (the reference
-   * tried only the queue-mode default). The member's pending entries stay, to be redelivered after
-   * their visibility timeout. An ephemeral queue left without members gets its disconnect time (it
-   * expires {@code expiresAfter} later). A live push subscription of that member ends. Unknown
-   * queues, groups and members are not errors.
+   * Removes {@code clientId} from a group of {@code queue} ({@code unsubscribe}, BEHAVIOUR Q-SUB).
+   * A null or empty {@code groupId} means the default group the client is a member of: the
+   * queue-mode one ({@code worker-7} → {@code worker}) is tried first, then the stream-mode one
+   * (the whole id), so a stream subscription made with the default group can be left without naming
+   * it. The member's pending entries stay, to be redelivered after their visibility timeout. An
+   * ephemeral queue left without members gets its disconnect time (it expires {@code expiresAfter}
+   * later). A live push subscription of that member ends. Unknown queues, groups and members are
+   * not errors.
    *
    * @return whether the client was a member
    * @throws IllegalArgumentException if {@code clientId} is empty
@@ -1482,10 +1482,10 @@ public final class QueueManager {
   }
 
   /**
-   * Refreshes the heartbeat of every group membership of {@code clientId} (B §3.12 {@code
-   * updateHeartbeat}) through the consumer-group engine's heartbeat index, so a client that is
-   * alive but idle is not removed as stale after {@code consumerTimeout}. Memberships that are gone
-   * are forgotten; null or empty ids are ignored.
+   * Refreshes the heartbeat of every group membership of {@code clientId} (BEHAVIOUR Q-HEARTBEAT)
+   * through the consumer-group engine's heartbeat index, so a client that is alive but idle is not
+   * removed as stale after {@code consumerTimeout}. Memberships that are gone are forgotten; null
+   * or empty ids are ignored.
    *
    * @return how many memberships were refreshed
    * @throws QueueStoreException if the store failed
@@ -1502,8 +1502,8 @@ public final class QueueManager {
 
   /**
    * Subscribes {@code consumerId} to a group of {@code queue} and has the delivery engine push its
-   * messages to {@code handler} ({@code Q-DEL}): joins as {@link #subscribe(String, String, String,
-   * String, CursorOption)} (or {@link #subscribeExisting(String, String, String, String,
+   * messages to {@code handler} (BEHAVIOUR Q-DEL): joins as {@link #subscribe(String, String,
+   * String, String, CursorOption)} (or {@link #subscribeExisting(String, String, String, String,
    * CursorOption)} when {@link ConsumeOptions#createQueue()} is false) with the options' pattern
    * and cursor, then registers the subscription with the engine. Deliveries begin at once when the
    * manager is started, else at {@link #start()}.
@@ -1620,7 +1620,10 @@ public final class QueueManager {
     return b.buildOwned();
   }
 
-  /** The per-target append of {@code Q-PUB} and capture: limits, then the {@code Q-ACK} policy. */
+  /**
+   * The per-target append of publish and capture: limits, then the acknowledgement policy
+   * (BEHAVIOUR Q-PUB, L-LIMITS, Q-ACK).
+   */
   private long appendTo(QueueConfig target, Message base) throws InterruptedException {
     String name = target.name();
     checkSize(target, base.size());
@@ -1645,7 +1648,7 @@ public final class QueueManager {
   }
 
   /**
-   * {@code Q-ACK}: the queue's override unless {@code DEFAULT} ({@code FSYNC} forced to {@code
+   * BEHAVIOUR Q-ACK: the queue's override unless {@code DEFAULT} ({@code FSYNC} forced to {@code
    * BUFFERED} when the store cannot sync), else the manager's default (downgraded at construction
    * when the store could not sync then).
    */
@@ -1702,7 +1705,7 @@ public final class QueueManager {
     return new QueueStoreException(queue, action + " failed: " + e, e);
   }
 
-  /** Part 2's delivery engine installs itself here; see {@link DeliveryScheduler}. */
+  /** The delivery engine installs itself here; see {@link DeliveryScheduler}. */
   void deliveryScheduler(DeliveryScheduler scheduler) {
     this.deliveryScheduler = Objects.requireNonNull(scheduler, "scheduler");
   }

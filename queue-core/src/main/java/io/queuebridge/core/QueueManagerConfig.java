@@ -10,31 +10,31 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The immutable configuration of a {@link QueueManager} (SEMANTICS B §3.1). Build one with {@link
+ * The immutable configuration of a {@link QueueManager} (BEHAVIOUR M-CONFIG). Build one with {@link
  * #builder()}; {@link Builder#build()} checks every field and names the first bad one, its value
  * and what was expected. Thread-safe.
  *
- * <p><b>Visibility</b> (SEMANTICS A5): a queue's {@code deliveryTimeout} is its visibility timeout.
- * The manager's {@code visibilityTimeout} defaults to zero, which defers to each queue; a positive
- * value is an explicit manager-wide override of every queue's setting.
+ * <p><b>Visibility</b> (BEHAVIOUR L-LIMITS): a queue's {@code deliveryTimeout} is its visibility
+ * timeout. The manager's {@code visibilityTimeout} defaults to zero, which defers to each queue; a
+ * positive value is an explicit manager-wide override of every queue's setting.
  *
  * <p><b>Defaults that replace a non-positive value</b> also apply to {@code deliveryWorkers} and
  * {@code deliveryDrainTimeout}.
  *
- * <p><b>Defaults that replace a non-positive value</b> (SEMANTICS B §3.1): {@code captureWorkers},
- * {@code captureQueueDepth} and {@code captureDrainTimeout} at or below zero mean the default; an
- * empty {@code dlqTopicPrefix} means {@code $dlq/}; an {@code ackDurability} of {@link
- * AckDurability#DEFAULT} means {@link AckDurability#BUFFERED}.
+ * <p><b>Defaults that replace a non-positive value</b> (BEHAVIOUR M-CONFIG): {@code
+ * captureWorkers}, {@code captureQueueDepth} and {@code captureDrainTimeout} at or below zero mean
+ * the default; an empty {@code dlqTopicPrefix} means {@code $dlq/}; an {@code ackDurability} of
+ * {@link AckDurability#DEFAULT} means {@link AckDurability#BUFFERED}.
  *
  * <p><b>Protected contracts</b> are kept as given and not checked here: an invalid contract does
  * not fail construction of the manager either; the error is remembered and surfaces from {@link
- * QueueManager#validateProtectedQueueContracts()} and {@link QueueManager#start()} (SEMANTICS B
- * §3.1).
+ * QueueManager#validateProtectedQueueContracts()} and {@link QueueManager#start()} (BEHAVIOUR
+ * M-START).
  */
 public final class QueueManagerConfig {
   /**
-   * Zero: each queue's {@code deliveryTimeout} is its visibility timeout (SEMANTICS A5). The
-   * reference's manager-wide 30 s default (B §3.1) would override every queue's own setting.
+   * Zero: each queue's {@code deliveryTimeout} is its visibility timeout (BEHAVIOUR L-LIMITS). A
+   * manager-wide non-zero default would override every queue's own setting.
    */
   public static final Duration DEFAULT_VISIBILITY_TIMEOUT = Duration.ZERO;
 
@@ -105,12 +105,12 @@ public final class QueueManagerConfig {
     this.onConsumerRemoved = b.onConsumerRemoved;
   }
 
-  /** A builder starting from the defaults of SEMANTICS B §3.1. */
+  /** A builder starting from the defaults of BEHAVIOUR M-CONFIG. */
   public static Builder builder() {
     return new Builder();
   }
 
-  /** The defaults of SEMANTICS B §3.1, no queues, no contracts, the UTC system clock. */
+  /** The defaults of BEHAVIOUR M-CONFIG, no queues, no contracts, the UTC system clock. */
   public static QueueManagerConfig defaults() {
     return builder().build();
   }
@@ -122,8 +122,8 @@ public final class QueueManagerConfig {
 
   /**
    * How long a claimed message stays invisible to the group before it can be claimed again (stolen
-   * or redelivered). Zero, the default, means each queue's own {@code deliveryTimeout} (SEMANTICS
-   * A5); a positive value overrides every queue's setting manager-wide.
+   * or redelivered). Zero, the default, means each queue's own {@code deliveryTimeout} (BEHAVIOUR
+   * L-LIMITS); a positive value overrides every queue's setting manager-wide.
    */
   public Duration visibilityTimeout() {
     return visibilityTimeout;
@@ -229,8 +229,8 @@ public final class QueueManagerConfig {
   }
 
   /**
-   * Told about members removed for missing heartbeats (SEMANTICS B §3.1 {@code onConsumerRemoved});
-   * null (the default) = nobody. Must not block.
+   * Told about members removed for missing heartbeats (BEHAVIOUR Q-HEARTBEAT); null (the default) =
+   * nobody. Must not block.
    */
   public ConsumerRemovedListener onConsumerRemoved() {
     return onConsumerRemoved;

@@ -5,7 +5,7 @@ import io.queuebridge.core.group.GroupMetrics;
 import java.util.Objects;
 
 /**
- * A snapshot of a {@link QueueManager}'s counters (SEMANTICS B §3.13, A8): capture, the
+ * A snapshot of a {@link QueueManager}'s counters (BEHAVIOUR Q-METRICS): capture, the
  * consumer-group engine and the push delivery engine. Counters are monotonic since the manager was
  * built (the group counters until {@link
  * io.queuebridge.core.internal.group.GroupCoordinator#resetMetrics()} ); the gauges are documented

@@ -2,7 +2,7 @@ package io.queuebridge.core;
 
 import io.queuebridge.core.errors.InvalidConfigException;
 
-/** The two kinds of queue (SEMANTICS B §1.2). */
+/** The two kinds of queue (BEHAVIOUR Q-TYPES). */
 public enum QueueType {
   /** A work queue: each message goes to one consumer of a group, tracked until acknowledged. */
   CLASSIC,
@@ -11,7 +11,7 @@ public enum QueueType {
 
   /**
    * Parses a configured type: {@code classic} or {@code stream}, case-insensitive; an empty or null
-   * value is {@link #CLASSIC} (the reference accepts an empty type as classic).
+   * value is {@link #CLASSIC} (an empty type means classic).
    *
    * @throws InvalidConfigException naming the value when it is neither
    */

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Kafka-style retention of a queue's log (SEMANTICS B §1.1, §3.11). Each limit is off when zero.
+ * Kafka-style retention of a queue's log (BEHAVIOUR Q-CONFIG, Q-RET). Each limit is off when zero.
  * Retention only ever limits what committed progress keeps: it never removes uncommitted work of a
- * queue-mode group (SEMANTICS A4).
+ * queue-mode group (BEHAVIOUR Q-RET).
  *
  * @param retentionTime keep messages newer than this (config vocabulary {@code retention.max_age})
  * @param retentionBytes keep at most about this many bytes ({@code retention.max_length_bytes})

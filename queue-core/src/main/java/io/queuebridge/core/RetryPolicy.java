@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * When a negatively acknowledged message is offered again, and when it is given up on (SEMANTICS
- * A2).
+ * When a negatively acknowledged message is offered again, and when it is given up on (BEHAVIOUR
+ * Q-RETRY).
  *
  * <p>Attempt {@code n} (1-based) waits {@code initialBackoff × backoffMultiplier^(n-1)}, capped at
  * {@code maxBackoff}. After {@code maxRetries} retries, or once {@code totalTimeout} has passed
@@ -24,7 +24,7 @@ public record RetryPolicy(
     double backoffMultiplier,
     Duration totalTimeout) {
 
-  /** 10 retries, 5 s initial, 5 min cap, ×2.0, 24 h total (SEMANTICS B §1.1). */
+  /** 10 retries, 5 s initial, 5 min cap, ×2.0, 24 h total (BEHAVIOUR Q-CONFIG). */
   public static final RetryPolicy DEFAULT =
       new RetryPolicy(10, Duration.ofSeconds(5), Duration.ofMinutes(5), 2.0, Duration.ofHours(24));
 

@@ -13,7 +13,7 @@ import io.queuebridge.core.topic.TopicIndex;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Module boundaries of queue-core (STYLE §1): the portable core never depends on Kafka. */
+/** Module boundaries of queue-core: the portable core never depends on Kafka. */
 class ArchitectureTest {
   private static final String CORE = "io.queuebridge.core";
 

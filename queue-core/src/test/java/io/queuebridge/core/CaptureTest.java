@@ -23,7 +23,7 @@ import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Topic capture {@code Q-CAP} through the manager (SEMANTICS B §3.4.2, A5, A8, §7.1–7.7). */
+/** Topic capture through the manager (BEHAVIOUR Q-CAP, L-LIMITS, Q-METRICS, F-CAPTURE). */
 class CaptureTest {
   private final RecordingStore store = new RecordingStore();
   private final ExecutorService executor = Executors.newCachedThreadPool();

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The exact durable publish {@code Q-EXACT} (SEMANTICS B §3.4.3): every precondition is checked, in
- * order, before anything is appended; the recording store shows that nothing was.
+ * The exact durable publish (BEHAVIOUR Q-EXACT): every precondition is checked, in order, before
+ * anything is appended; the recording store shows that nothing was.
  */
 class DurableStreamPublishTest {
   private static final String STREAM = "events";
@@ -99,7 +99,7 @@ class DurableStreamPublishTest {
     assertThat(scheduler.calls()).endsWith("schedule:events", "schedule:events");
   }
 
-  // --- one test per failing precondition, in the order of Q-EXACT ---------------------------
+  // --- one test per failing precondition, in the order of BEHAVIOUR Q-EXACT -----------------
 
   @Test
   void exactPublishToAnUnprotectedQueueIsRefusedBeforeAppend() {

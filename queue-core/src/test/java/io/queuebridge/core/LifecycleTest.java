@@ -18,7 +18,7 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Start and stop ({@code Q-STOP}, SEMANTICS B §3.2, A9, §7.3, §7.35). */
+/** Start and stop (BEHAVIOUR M-START, Q-STOP, F-CAPTURE, Q-EPHEMERAL). */
 class LifecycleTest {
   private static final QueueConfig EVENTS =
       QueueConfig.reservedStream("events").topics("orders/#").maxMessageSize(100).build();

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The manager's periodic loops on an injected, clock-driven scheduler (SEMANTICS B §3.2 step 9,
- * {@code Q-STOP}, §3.11, §3.12) and where visibility comes from (A5).
+ * The manager's periodic loops on an injected, clock-driven scheduler (BEHAVIOUR M-LOOPS, Q-STOP,
+ * Q-RET, Q-HEARTBEAT, Q-EPHEMERAL) and where visibility comes from (BEHAVIOUR L-LIMITS).
  */
 class ManagerLoopsTest {
   private final MutableClock clock = MutableClock.at("2026-05-01T08:00:00Z");

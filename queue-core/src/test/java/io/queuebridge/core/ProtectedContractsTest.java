@@ -23,7 +23,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Protected queue contracts {@code Q-PROT} (SEMANTICS B §3.5, §7.10–7.12). */
+/** Protected queue contracts (BEHAVIOUR Q-PROT, F-DRIFT). */
 class ProtectedContractsTest {
   private static final QueueConfig EVENTS =
       QueueConfig.reservedStream("events")

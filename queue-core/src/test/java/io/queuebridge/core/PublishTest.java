@@ -19,8 +19,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The strict publish path {@code Q-PUB} with the acknowledgement policy {@code Q-ACK} and the
- * limits of SEMANTICS A5 (SEMANTICS B §3.4.1, §1.3).
+ * The strict publish path with the acknowledgement policy, the limits and the message stamping
+ * (BEHAVIOUR Q-PUB, Q-ACK, L-LIMITS, Q-MSG).
  */
 class PublishTest {
   private final MutableClock clock = MutableClock.at("2026-03-01T12:00:00Z");
@@ -230,7 +230,7 @@ class PublishTest {
     assertThat(store.messages("a").get(0).properties()).isEmpty();
   }
 
-  // --- Q-ACK --------------------------------------------------------------------------------
+  // --- BEHAVIOUR Q-ACK ----------------------------------------------------------------------
 
   @Test
   void fsyncQueueOnASyncingStoreAppendsWithABarrier() throws Exception {
@@ -300,7 +300,7 @@ class PublishTest {
     assertThat(store.appends()).isEmpty();
   }
 
-  // --- limits (SEMANTICS A5) ----------------------------------------------------------------
+  // --- limits (BEHAVIOUR L-LIMITS) ----------------------------------------------------------
 
   @Test
   void oversizedPublishIsRefusedBeforeAppendCountingKeyValueAndHeaders() throws Exception {

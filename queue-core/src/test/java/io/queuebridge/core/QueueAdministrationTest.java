@@ -12,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Queue administration through the manager (SEMANTICS B §3.3). */
+/** Queue administration through the manager (BEHAVIOUR M-ADMIN). */
 class QueueAdministrationTest {
   private final RecordingStore store = new RecordingStore();
   private final RecordingScheduler scheduler = new RecordingScheduler();

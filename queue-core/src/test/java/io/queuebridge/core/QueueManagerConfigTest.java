@@ -11,13 +11,15 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
-/** {@link QueueManagerConfig}: defaults and validation (SEMANTICS B §3.1). */
+/** {@link QueueManagerConfig}: defaults and validation (BEHAVIOUR M-CONFIG). */
 class QueueManagerConfigTest {
 
   @Test
   void defaultsAreThoseOfTheSpecification() {
     QueueManagerConfig c = QueueManagerConfig.defaults();
-    assertThat(c.visibilityTimeout()).as("defer to each queue's deliveryTimeout (A5)").isZero();
+    assertThat(c.visibilityTimeout())
+        .as("defer to each queue's deliveryTimeout (BEHAVIOUR L-LIMITS)")
+        .isZero();
     assertThat(c.maxDeliveryCount()).isEqualTo(5);
     assertThat(c.claimBatchSize()).isEqualTo(10);
     assertThat(c.autoCommitInterval()).isEqualTo(Duration.ofSeconds(5));

@@ -17,7 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Manager-level subscribe and unsubscribe ({@code Q-SUB}, SEMANTICS B §3.6). */
+/** Manager-level subscribe and unsubscribe (BEHAVIOUR Q-SUB). */
 class SubscribeTest {
   private final MutableClock clock = MutableClock.at("2026-05-01T08:00:00Z");
   private final Storage storage = QueueStores.memory();

@@ -71,7 +71,8 @@ class QueueSourceClassicQueueIT {
   void claimsOfRecordsKafkaIsSlowToAcceptAreRenewedAndNeverRedelivered() {
     String queue = "slow";
     String topic = "out-slow";
-    // A short delivery timeout (the queue's visibility timeout, A5) keeps the test quick.
+    // A short delivery timeout (the queue's visibility timeout, BEHAVIOUR L-LIMITS) keeps the test
+    // quick.
     lease
         .manager()
         .createQueue(

@@ -29,7 +29,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * {@link QueueManager#publishToMatchingQueues} (topic capture, {@code Q-CAP}) on the publisher's
+ * {@link QueueManager#publishToMatchingQueues} (topic capture, BEHAVIOUR Q-CAP) on the publisher's
  * thread, against references measured in the same run.
  *
  * <ul>

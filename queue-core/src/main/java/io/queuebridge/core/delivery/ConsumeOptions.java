@@ -8,8 +8,8 @@ import java.util.Objects;
  * How {@link io.queuebridge.core.QueueManager#consume} subscribes. Immutable; start from {@link
  * #defaults()} and change values with the {@code with*} methods.
  *
- * @param pattern the group's routing-key filter (SEMANTICS B §3.8.1 with A7); empty = every
- *     message. Different patterns are different groups ({@code group@pattern}).
+ * @param pattern the group's routing-key filter (BEHAVIOUR Q-ROUTE); empty = every message.
+ *     Different patterns are different groups ({@code group@pattern}).
  * @param cursor where and how to read: the mode (queue or stream), the position applied to the
  *     group's shared cursor, auto-commit for a new group; null = resume in queue mode
  * @param batchSize messages claimed or read per delivery pass; {@code <= 0} = the manager's {@code

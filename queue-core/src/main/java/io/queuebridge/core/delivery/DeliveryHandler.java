@@ -9,7 +9,7 @@ import io.queuebridge.core.group.GroupDelivery;
  * <p>The handler owns each delivery while it runs and settles it before returning: {@link
  * GroupDelivery#ack()}, {@link GroupDelivery#nack()}, {@link
  * GroupDelivery#nack(java.time.Duration)} or {@link GroupDelivery#reject(String)} (settle-once,
- * SEMANTICS A6). What happens otherwise:
+ * BEHAVIOUR Q-SETTLE). What happens otherwise:
  *
  * <ul>
  *   <li>it <b>throws</b>: the failure is logged and counted, and the delivery is nacked unless the

@@ -1,8 +1,8 @@
 package io.queuebridge.core.delivery;
 
 /**
- * A snapshot of the push delivery engine's counters (SEMANTICS A8). Monotonic since the engine was
- * built, except {@code subscriptions}, a gauge.
+ * A snapshot of the push delivery engine's counters (BEHAVIOUR Q-METRICS). Monotonic since the
+ * engine was built, except {@code subscriptions}, a gauge.
  *
  * @param subscriptions live push subscriptions now (gauge)
  * @param passes delivery passes run (one claim or stream read for one subscription each)

@@ -1,6 +1,6 @@
 package io.queuebridge.core.errors;
 
-/** A classic queue holds {@code maxDepth} messages; the publish is refused (SEMANTICS A5). */
+/** A classic queue holds {@code maxDepth} messages; the publish is refused (BEHAVIOUR L-LIMITS). */
 public class QueueFullException extends RetriableQueueException {
   private final long depth;
   private final long maxDepth;

@@ -33,7 +33,8 @@ public interface ConsumerGroups {
   GroupSettings settings();
 
   /**
-   * Joins {@code consumerId} to a group of {@code queue}, creating the group when needed (B §3.6).
+   * Joins {@code consumerId} to a group of {@code queue}, creating the group when needed (BEHAVIOUR
+   * Q-SUB).
    *
    * <p>The group is {@code groupId} (or the default for the cursor's mode when null or empty)
    * qualified by {@code pattern}. A new group starts at offset 0 with the cursor's mode and
@@ -47,10 +48,10 @@ public interface ConsumerGroups {
    * <p>The queue must exist: creating it, and converting a classic queue for a stream reader, are
    * the manager's decisions.
    *
-   * <p>The reference adopts the requested mode for an existing group that has none (B §3.6 step 4).
-   * The model cannot express a group without a mode ({@link ConsumerGroupState#mode()} is never
-   * null; stores load a missing mode as {@link GroupMode#QUEUE}, B §1.4), so a group's mode is
-   * fixed when it is created and any other requested mode is a mismatch.
+   * <p>A group never lacks a mode, so there is no mode to adopt for an existing group: {@link
+   * ConsumerGroupState#mode()} is never null, and stores load a missing mode as {@link
+   * GroupMode#QUEUE} (BEHAVIOUR Q-GROUP). So a group's mode is fixed when it is created and any
+   * other requested mode is a mismatch.
    *
    * @param pattern the group's routing-key filter; null or empty = all messages
    * @param cursor where and how to read; null = resume in queue mode
@@ -59,17 +60,18 @@ public interface ConsumerGroups {
    * @throws GroupModeMismatchException if the group exists in the other mode
    * @throws IllegalArgumentException if the consumer id is empty, or the group id is empty after
    *     applying the default rule
-   * @throws io.queuebridge.core.errors.InvalidConfigException if the pattern is not a valid filter
+   * @throws io.queuebridge.core.InvalidConfigException if the pattern is not a valid filter
    */
   ConsumerGroupState join(
       String queue, String pattern, String groupId, String consumerId, CursorOption cursor);
 
   /**
-   * Removes {@code consumerId} from a group (B §3.6 unsubscribe). Its pending entries stay, to be
-   * stolen after their visibility timeout. With a null or empty {@code groupId} the consumer leaves
-   * the default group it is a member of: the queue-mode default ({@code worker-7} → {@code worker})
-   * is tried first, then the stream-mode one (the full id). When no group of the queue has members
-   * left and the queue is ephemeral (not durable, not reserved), its disconnect time is set to now.
+   * Removes {@code consumerId} from a group ({@code unsubscribe}, BEHAVIOUR Q-SUB). Its pending
+   * entries stay, to be stolen after their visibility timeout. With a null or empty {@code groupId}
+   * the consumer leaves the default group it is a member of: the queue-mode default ({@code
+   * worker-7} → {@code worker}) is tried first, then the stream-mode one (the full id). When no
+   * group of the queue has members left and the queue is ephemeral (not durable, not reserved), its
+   * disconnect time is set to now.
    *
    * @return whether the consumer was a member (false also when the queue or group does not exist)
    */
@@ -85,11 +87,10 @@ public interface ConsumerGroups {
   void heartbeat(String queue, String group, String consumerId);
 
   /**
-   * Refreshes the heartbeat of every group membership of {@code clientId} (B §3.12 {@code
-   * updateHeartbeat}), found through the heartbeat index (client id → memberships) rather than by
-   * scanning the groups. A membership that is gone (the queue, the group or the member no longer
-   * exists) is dropped from the index. Null or empty ids are ignored. Never fails for a missing
-   * membership.
+   * Refreshes the heartbeat of every group membership of {@code clientId} (BEHAVIOUR Q-HEARTBEAT),
+   * found through the heartbeat index (client id → memberships) rather than by scanning the groups.
+   * A membership that is gone (the queue, the group or the member no longer exists) is dropped from
+   * the index. Null or empty ids are ignored. Never fails for a missing membership.
    *
    * @return how many memberships were refreshed
    */
@@ -139,12 +140,12 @@ public interface ConsumerGroups {
   /**
    * Acknowledges many deliveries of one group at once. Per delivery the effect and the rules are
    * those of {@link GroupDelivery#ack()} — settle once; in queue mode fenced by holder and delivery
-   * count, removes the pending entry and advances the committed offset (B §3.7); in stream mode
-   * checkpoints when the group auto-commits — but the whole batch takes the coordinator's lock
-   * once, runs in one {@link ConsumerGroupStore#atomically} section, reads the time once and makes
-   * one {@link ConsumerGroupStore#acknowledgeAllPending} call per holder. A pull consumer that
-   * handles a claimed batch before settling it (the source connector, a batch job) pays one round
-   * trip instead of one per message.
+   * count, removes the pending entry and advances the committed offset (BEHAVIOUR Q-ACKN); in
+   * stream mode checkpoints when the group auto-commits — but the whole batch takes the
+   * coordinator's lock once, runs in one {@link ConsumerGroupStore#atomically} section, reads the
+   * time once and makes one {@link ConsumerGroupStore#acknowledgeAllPending} call per holder. A
+   * pull consumer that handles a claimed batch before settling it (the source connector, a batch
+   * job) pays one round trip instead of one per message.
    *
    * <p><b>Partial success.</b> Every delivery that can be acked is acked, whatever happens to the
    * others; the ones that cannot are skipped and returned, in the collection's order:

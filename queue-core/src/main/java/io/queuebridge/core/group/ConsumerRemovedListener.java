@@ -4,10 +4,9 @@ import io.queuebridge.core.internal.group.GroupCoordinator;
 import java.util.List;
 
 /**
- * Told when members are removed for missing heartbeats (SEMANTICS B §3.1 {@code
- * onConsumerRemoved}). Called on the thread running {@link GroupCoordinator#removeStaleConsumers},
- * after the coordinator released its lock; it must not block. An exception it throws is logged and
- * ignored.
+ * Told when members are removed for missing heartbeats (BEHAVIOUR Q-HEARTBEAT). Called on the
+ * thread running {@link GroupCoordinator#removeStaleConsumers}, after the coordinator released its
+ * lock; it must not block. An exception it throws is logged and ignored.
  */
 @FunctionalInterface
 public interface ConsumerRemovedListener {

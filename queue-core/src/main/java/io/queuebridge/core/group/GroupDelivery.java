@@ -7,10 +7,10 @@ import io.queuebridge.core.errors.MessageNotPendingException;
 import java.time.Duration;
 
 /**
- * One message handed to one consumer of a group, with its settle-once handle (SEMANTICS A6).
+ * One message handed to one consumer of a group, with its settle-once handle (BEHAVIOUR Q-SETTLE).
  *
  * <p><b>Settle once.</b> {@link #ack()}, {@link #nack()}, {@link #nack(Duration)} and {@link
- * #reject(String)} follow the job API's rules (B §5 {@code J-SETTLE}): the delivery moves from
+ * #reject(String)} follow the job API's rules (BEHAVIOUR J-SETTLE): the delivery moves from
  * unsettled to settling to settled; a settlement while it is settling or settled throws {@link
  * DeliveryAlreadySettledException}; a settlement that fails (the store failed, the message is no
  * longer held by this delivery) returns it to unsettled and throws.
@@ -19,8 +19,8 @@ import java.time.Duration;
  * still the one this delivery created: same consumer and same delivery count. Once the entry was
  * stolen or redelivered (after the visibility timeout or a nack), this stale handle's settlements
  * throw {@link MessageNotPendingException} and change nothing, so a slow consumer can never settle
- * the delivery another consumer is working on. <b>Decision (§7.1):</b> the reference let any member
- * settle any pending offset and acked by bare id across groups; handles replace both.
+ * the delivery another consumer is working on. There is no settling of an arbitrary pending offset
+ * by any member, and no ack by bare message id across groups: handles replace both.
  *
  * <p><b>Meaning per mode.</b> Queue mode: ack removes the entry and advances the committed offset;
  * nack makes the message claimable again, by any member including this one, after the queue's retry

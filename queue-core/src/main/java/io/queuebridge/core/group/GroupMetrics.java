@@ -3,8 +3,8 @@ package io.queuebridge.core.group;
 import io.queuebridge.core.internal.group.GroupCoordinator;
 
 /**
- * A snapshot of a {@link GroupCoordinator}'s counters (SEMANTICS B §3.13, A8). Counters are
- * monotonic until {@link GroupCoordinator#resetMetrics()}; {@code pelSize} is a gauge and {@code
+ * A snapshot of a {@link GroupCoordinator}'s counters (BEHAVIOUR Q-METRICS). Counters are monotonic
+ * until {@link GroupCoordinator#resetMetrics()}; {@code pelSize} is a gauge and {@code
  * pelHighWater} its maximum, neither of which a reset clears.
  *
  * <p>What counts: a <em>claim attempt</em> is one message asked of a cursor (queue-mode claims and

@@ -6,11 +6,11 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Tuning of a {@link GroupCoordinator} (SEMANTICS B §3.1). Immutable; change a value with the
+ * Tuning of a {@link GroupCoordinator} (BEHAVIOUR M-CONFIG). Immutable; change a value with the
  * {@code with*} methods, which validate like the constructor.
  *
  * @param visibilityTimeout how long a claim hides a message from the group; {@link Duration#ZERO}
- *     (the default) uses each queue's {@code deliveryTimeout} (SEMANTICS A5)
+ *     (the default) uses each queue's {@code deliveryTimeout} (BEHAVIOUR L-LIMITS)
  * @param maxDeliveryCount deliveries after which a message is poison and dead-lettered; {@code >=
  *     1}; default 5
  * @param claimBatchSize the claim limit when a caller passes {@code <= 0}; {@code >= 1}; default 10
@@ -34,7 +34,7 @@ public record GroupSettings(
   /** The default dead-letter prefix. */
   public static final String DEFAULT_DLQ_PREFIX = "$dlq/";
 
-  /** The defaults of SEMANTICS B §3.1, with the visibility timeout taken from each queue. */
+  /** The defaults of BEHAVIOUR M-CONFIG, with the visibility timeout taken from each queue. */
   public static final GroupSettings DEFAULTS =
       new GroupSettings(
           Duration.ZERO,

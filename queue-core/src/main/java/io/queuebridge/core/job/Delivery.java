@@ -5,7 +5,7 @@ import io.queuebridge.core.errors.DriverClosedException;
 import java.time.Duration;
 
 /**
- * One job handed to one handler, settled exactly once (SEMANTICS B §5 {@code J-SETTLE}).
+ * One job handed to one handler, settled exactly once (BEHAVIOUR J-SETTLE).
  *
  * <p><b>Settle once.</b> A delivery moves from <em>unsettled</em> to <em>settling</em> while a
  * settlement runs, then to <em>settled</em>. Any settlement call while it is settling or settled

@@ -8,13 +8,11 @@ import io.queuebridge.core.errors.JobHandlerException;
 import java.time.Duration;
 
 /**
- * Dispatches jobs to named queues and runs competing consumers over them (SEMANTICS B §5, seed
- * 004).
+ * Dispatches jobs to named queues and runs competing consumers over them (BEHAVIOUR J-DRIVER).
  *
- * <p><b>Cancellation</b> is Java interruption: where the reference takes a context, these methods
- * check the calling thread's interrupt status and throw {@link InterruptedException} (clearing it)
- * when it is set, and blocking waits end with {@code InterruptedException} when the thread is
- * interrupted.
+ * <p><b>Cancellation</b> is Java interruption: these methods check the calling thread's interrupt
+ * status and throw {@link InterruptedException} (clearing it) when it is set, and blocking waits
+ * end with {@code InterruptedException} when the thread is interrupted.
  *
  * <p><b>Threads.</b> Implementations are thread-safe. {@link #consume} runs on, and blocks, the
  * calling thread; run one call per consumer thread.

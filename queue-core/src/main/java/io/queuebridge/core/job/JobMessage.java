@@ -8,7 +8,7 @@ import java.util.Objects;
 
 /**
  * A job: an id, a job name, the queue it runs on, an opaque payload, string metadata and the number
- * of delivery attempts so far (SEMANTICS B §5).
+ * of delivery attempts so far (BEHAVIOUR J-DRIVER).
  *
  * <p>Immutable and thread-safe. The payload and metadata are copied when the message is built, and
  * the payload again when it is read, so neither the dispatcher nor a handler can change a job

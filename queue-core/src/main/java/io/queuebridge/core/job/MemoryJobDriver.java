@@ -20,8 +20,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An in-memory {@link JobDriver}: named FIFO queues of jobs plus a set of delayed retries, exactly
- * the behaviour of seed 004 (SEMANTICS B §5, rules {@code J-START} … {@code J-STOP}).
+ * An in-memory {@link JobDriver}: named FIFO queues of jobs plus a set of delayed retries
+ * (BEHAVIOUR J-DRIVER, rules J-START … J-STOP).
  *
  * <p><b>Not durable.</b> Process exit or a crash loses every queued job.
  *
@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * interrupted, or the earliest retry of its queue falls due. So a delayed retry does not become
  * ready while no consumer of its queue runs.
  *
- * <p><b>Delayed order</b> ({@code J-DELAY}): retries fall due by due time, equal due times in the
+ * <p><b>Delayed order</b> (BEHAVIOUR J-DELAY): retries fall due by due time, equal due times in the
  * order the retries were requested; promotion appends them to the tail in that order. Nothing is
  * promoted after {@link #stop}.
  *
@@ -75,7 +75,7 @@ public final class MemoryJobDriver implements JobDriver {
     return new Builder();
   }
 
-  /** {@code J-START}: interruption first, then closure; otherwise nothing to do. */
+  /** BEHAVIOUR J-START: interruption first, then closure; otherwise nothing to do. */
   @Override
   public void start() throws InterruptedException {
     if (Thread.interrupted()) {
@@ -91,7 +91,7 @@ public final class MemoryJobDriver implements JobDriver {
     }
   }
 
-  /** {@code J-DISP}. */
+  /** BEHAVIOUR J-DISP. */
   @Override
   public String dispatch(JobMessage message) throws InterruptedException {
     Objects.requireNonNull(message, "message");
@@ -120,7 +120,7 @@ public final class MemoryJobDriver implements JobDriver {
     }
   }
 
-  /** {@code J-CONS} and {@code J-HAND}. */
+  /** BEHAVIOUR J-CONS and J-HAND. */
   @Override
   public void consume(String queue, JobHandler handler) throws InterruptedException {
     if (Thread.interrupted()) {
@@ -194,7 +194,7 @@ public final class MemoryJobDriver implements JobDriver {
     }
   }
 
-  /** {@code J-STOP}. */
+  /** BEHAVIOUR J-STOP. */
   @Override
   public boolean stop(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");

@@ -30,9 +30,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A durable {@link JobDriver} on a {@link QueueManager}'s work queues, over any store (SEMANTICS B
- * §5 with the consumer-group engine of §3.6–§3.9): jobs survive a restart on a persistent store and
- * are shared by every driver on the same store.
+ * A durable {@link JobDriver} on a {@link QueueManager}'s work queues, over any store (BEHAVIOUR
+ * J-QUEUE: the job API of J-DRIVER on the consumer-group engine of Q-SUB to Q-DLQ): jobs survive a
+ * restart on a persistent store and are shared by every driver on the same store.
  *
  * <h2>Mapping</h2>
  *
@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       the driver's queue template (by default a durable classic queue with the filter {@code
  *       $queue/<name>/#}, no TTL and the default retry policy and dead-letter queue). A queue that
  *       exists is used as it is, so its retry policy, delivery timeout and DLQ settings are the
- *       operator's. Job queue names must be valid queue names (SEMANTICS A11).
+ *       operator's. Job queue names must be valid queue names (BEHAVIOUR S-NAMES).
  *   <li><b>Dispatch</b>: one message appended to exactly that queue ({@link
  *       QueueManager#publishTo}) on topic {@code $queue/<name>}: the payload is the value, the id,
  *       name and metadata are the properties {@value #JOB_ID}, {@value #JOB_NAME} and {@value
@@ -149,7 +149,7 @@ public final class QueueJobDriver implements JobDriver {
     return new Builder(manager);
   }
 
-  /** {@code J-START}: interruption first, then closure; otherwise nothing to do. */
+  /** BEHAVIOUR J-START: interruption first, then closure; otherwise nothing to do. */
   @Override
   public void start() throws InterruptedException {
     if (Thread.interrupted()) {
@@ -161,7 +161,7 @@ public final class QueueJobDriver implements JobDriver {
   }
 
   /**
-   * {@code J-DISP}: appends the job to its queue (created from the template when absent). Blocks
+   * BEHAVIOUR J-DISP: appends the job to its queue (created from the template when absent). Blocks
    * for the append and, when the queue acknowledges with fsync, the durability barrier.
    *
    * @throws io.queuebridge.core.errors.QueueException if the queue cannot be created or the append
@@ -213,7 +213,7 @@ public final class QueueJobDriver implements JobDriver {
     }
   }
 
-  /** {@code J-CONS} and {@code J-HAND} over the group engine. */
+  /** BEHAVIOUR J-CONS and J-HAND over the group engine. */
   @Override
   public void consume(String queue, JobHandler handler) throws InterruptedException {
     if (Thread.interrupted()) {
@@ -398,8 +398,8 @@ public final class QueueJobDriver implements JobDriver {
   }
 
   /**
-   * {@code J-STOP}: closes the driver (dispatch, consume, start and retry are refused from now on;
-   * a dispatch in progress finishes first), wakes the consumers (they end with {@link
+   * BEHAVIOUR J-STOP: closes the driver (dispatch, consume, start and retry are refused from now
+   * on; a dispatch in progress finishes first), wakes the consumers (they end with {@link
    * DriverClosedException} within a poll interval) and waits up to {@code timeout} for them and
    * their handlers. Discards nothing: queued and delayed jobs stay in the store.
    */
@@ -437,7 +437,7 @@ public final class QueueJobDriver implements JobDriver {
     return new DriverClosedException(MESSAGING_SYSTEM);
   }
 
-  /** A settle-once delivery ({@code J-SETTLE}) over one claim. */
+  /** A settle-once delivery (BEHAVIOUR J-SETTLE) over one claim. */
   private final class QueueDelivery extends SettleOnceDelivery {
     private final GroupDelivery claim;
 

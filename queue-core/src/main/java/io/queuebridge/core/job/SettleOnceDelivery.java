@@ -9,9 +9,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 
 /**
- * The settle-once state machine of SEMANTICS B §5 {@code J-SETTLE} and the handler outcome rules of
- * {@code J-HAND}, shared by every {@link JobDriver}: a driver supplies only what each settlement
- * does ({@link #onAcknowledge}, {@link #onRetry}, {@link #onReject}, {@link #onFail}).
+ * The settle-once state machine of BEHAVIOUR J-SETTLE and the handler outcome rules of J-HAND,
+ * shared by every {@link JobDriver}: a driver supplies only what each settlement does ({@link
+ * #onAcknowledge}, {@link #onRetry}, {@link #onReject}, {@link #onFail}).
  *
  * <p>States: unsettled → settling (while an action runs) → settled. A settlement while settling or
  * settled throws {@link DeliveryAlreadySettledException}; an interrupted thread gets {@link
@@ -75,8 +75,8 @@ abstract class SettleOnceDelivery implements Delivery {
   abstract void onFail(Throwable cause);
 
   /**
-   * The driver's terminal cleanup ({@code J-HAND}): fails the delivery with {@code cause}, ignoring
-   * interruption and an earlier settlement (which stands); a failing action is logged.
+   * The driver's terminal cleanup (BEHAVIOUR J-HAND): fails the delivery with {@code cause},
+   * ignoring interruption and an earlier settlement (which stands); a failing action is logged.
    */
   final void cleanup(Throwable cause, Logger log) {
     try {
@@ -109,7 +109,7 @@ abstract class SettleOnceDelivery implements Delivery {
   }
 
   /**
-   * Runs {@code handler} on {@code delivery} with the outcome rules of {@code J-HAND}: a handler
+   * Runs {@code handler} on {@code delivery} with the outcome rules of BEHAVIOUR J-HAND: a handler
    * that throws is logged, the delivery failed (a settlement it made stands) and consume ends with
    * {@link JobHandlerException} (or the {@link InterruptedException} itself); a handler that
    * returns without settling is logged, failed with {@link DeliveryUnsettledException}, and consume

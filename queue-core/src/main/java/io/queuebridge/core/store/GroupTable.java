@@ -12,7 +12,7 @@ import java.util.Optional;
 
 /**
  * One consumer group as mutable state, with the rules of {@link ConsumerGroupStore}'s fine-grained
- * operations (SEMANTICS B §2.3), for store implementations: the memory store keeps its groups as
+ * operations (BEHAVIOUR S-GROUP), for store implementations: the memory store keeps its groups as
  * tables, the file store keeps one behind each group's log and replays the log into it. The fields
  * of {@link ConsumerGroupState}, with the pending entries sorted by offset in a structure where a
  * claim, an ack or a transfer changes one entry in O(log n) (O(1) amortised at either end) instead

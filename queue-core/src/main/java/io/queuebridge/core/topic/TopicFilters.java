@@ -4,7 +4,7 @@ import io.queuebridge.core.errors.InvalidConfigException;
 
 /**
  * MQTT-style topic filters: {@code /} separates levels, {@code +} matches one level, {@code #} the
- * rest (SEMANTICS B §4.1–4.2). Stateless and thread-safe; nothing here blocks.
+ * rest (BEHAVIOUR T-MATCH, T-VALID). Stateless and thread-safe; nothing here blocks.
  *
  * <p>{@link #matches} is on the publish hot path and allocates nothing: it walks both strings by
  * index instead of splitting them.
@@ -26,7 +26,7 @@ public final class TopicFilters {
   private TopicFilters() {}
 
   /**
-   * Whether {@code filter} matches {@code topic} ({@code T-MATCH}, SEMANTICS B §4.1).
+   * Whether {@code filter} matches {@code topic} (BEHAVIOUR T-MATCH).
    *
    * <ul>
    *   <li>Either side null or empty: false. Identical strings: true (checked first, so even a
@@ -93,7 +93,7 @@ public final class TopicFilters {
   }
 
   /**
-   * Checks a topic filter (SEMANTICS B §4.2): non-empty, no NUL, valid UTF-8 (no unpaired
+   * Checks a topic filter (BEHAVIOUR T-VALID): non-empty, no NUL, valid UTF-8 (no unpaired
    * surrogate); {@code $share/<name>/<filter>} needs a non-empty name without {@code +} or {@code
    * #} and a non-empty inner filter; then, per level of the (inner) filter, a level containing
    * {@code #} must be exactly {@code #} and the last level, and a level containing {@code +} must
@@ -154,8 +154,8 @@ public final class TopicFilters {
   }
 
   /**
-   * Checks a topic name for publishing (SEMANTICS B §4.2): non-empty, no {@code +} or {@code #}, no
-   * NUL, valid UTF-8 (no unpaired surrogate).
+   * Checks a topic name for publishing (BEHAVIOUR T-VALID): non-empty, no {@code +} or {@code #},
+   * no NUL, valid UTF-8 (no unpaired surrogate).
    *
    * @throws InvalidConfigException with field {@code "topic"}, the topic as value and the rule it
    *     breaks as the expectation

@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Which queues' topic filters match a topic ({@code T-IDX}, SEMANTICS B §4.3): the lookup behind
- * every fan-out publish.
+ * Which queues' topic filters match a topic (BEHAVIOUR T-IDX): the lookup behind every fan-out
+ * publish.
  *
  * <p>Two tries keyed by level: one for patterns whose first character is {@code $}, one for all
  * others. A topic consults only the half of its own first character, so ordinary publishes never

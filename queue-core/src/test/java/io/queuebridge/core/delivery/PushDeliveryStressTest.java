@@ -32,10 +32,10 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Competing push subscriptions under contention (STYLE 21), through the manager's public API:
- * producers publish while four subscriptions of one queue-mode group ack, nack, reject, throw and
- * return unsettled at random; the test thread drives time (and with it the sweep, retries and
- * poison detection) one second at a time until everything is settled.
+ * Competing push subscriptions under contention, through the manager's public API: producers
+ * publish while four subscriptions of one queue-mode group ack, nack, reject, throw and return
+ * unsettled at random; the test thread drives time (and with it the sweep, retries and poison
+ * detection) one second at a time until everything is settled.
  */
 class PushDeliveryStressTest {
   private static final int PRODUCERS = 3;

@@ -38,8 +38,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The push delivery engine through {@link QueueManager#consume} ({@code Q-DEL}, SEMANTICS B §3.10,
- * A2, A6). Time and the sweep move only when a test advances the manual scheduler.
+ * The push delivery engine through {@link QueueManager#consume} (BEHAVIOUR Q-DEL, Q-RETRY,
+ * Q-SETTLE). Time and the sweep move only when a test advances the manual scheduler.
  */
 class PushDeliveryTest {
   private static final Duration WAIT = Duration.ofSeconds(10);

@@ -35,10 +35,10 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.event.Level;
 
 /**
- * The rules of SEMANTICS B §5 that every {@link JobDriver} keeps, one nested class per rule ({@code
- * J-START} … {@code J-STOP}), run against each driver by a subclass ({@link MemoryJobDriverTest},
- * {@link QueueJobDriverTest}); driver-specific rules (what happens to a failed, rejected or stopped
- * job, retry ordering, delay defaults) are pinned in the subclasses.
+ * The rules of BEHAVIOUR J-DRIVER that every {@link JobDriver} keeps, one nested class per rule
+ * (J-START … J-STOP), run against each driver by a subclass ({@link MemoryJobDriverTest}, {@link
+ * QueueJobDriverTest}); driver-specific rules (what happens to a failed, rejected or stopped job,
+ * retry ordering, delay defaults) are pinned in the subclasses.
  */
 abstract class JobDriverBehaviourTest<D extends JobDriver> {
   protected static final Duration WAIT = Duration.ofSeconds(10);

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link MemoryJobDriver}: the shared job-driver rules ({@link JobDriverBehaviourTest}) plus what
  * only the memory driver does — dropping failed, rejected and stopped jobs, a driver-wide retry
- * delay, due-time ordering of retries, promotion by consumers only (SEMANTICS B §5).
+ * delay, due-time ordering of retries, promotion by consumers only (BEHAVIOUR J-SETTLE, J-DELAY,
+ * J-STOP).
  */
 class MemoryJobDriverTest extends JobDriverBehaviourTest<MemoryJobDriver> {
 

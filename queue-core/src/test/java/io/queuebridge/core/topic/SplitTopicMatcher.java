@@ -2,7 +2,7 @@ package io.queuebridge.core.topic;
 
 /**
  * The reference for {@link TopicFilters#matches}: the straightforward split-based algorithm of
- * SEMANTICS B §4.1, kept in tests (and used by the JMH benchmarks as the baseline). It allocates
+ * BEHAVIOUR T-MATCH, kept in tests (and used by the JMH benchmarks as the baseline). It allocates
  * two arrays and a string per level on every call, which is why production does not use it.
  */
 final class SplitTopicMatcher {

@@ -17,12 +17,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class TopicFiltersTest {
 
-  // ---- T-MATCH (§4.1) ----
+  // ---- BEHAVIOUR T-MATCH ----
 
-  /** filter, topic, expected — the spec's examples plus the edge rules of §4.1. */
+  /** filter, topic, expected — the examples and edge rules of BEHAVIOUR T-MATCH. */
   static Stream<Arguments> matchTable() {
     return Stream.of(
-        // the examples of §4.1
+        // the examples of BEHAVIOUR T-MATCH
         Arguments.of("foo/+", "foo/bar", true),
         Arguments.of("foo/+", "foo", false),
         Arguments.of("foo/+", "foo/bar/baz", false),
@@ -158,7 +158,7 @@ class TopicFiltersTest {
     return sb.toString();
   }
 
-  // ---- validation (§4.2) ----
+  // ---- validation (BEHAVIOUR T-VALID) ----
 
   @ParameterizedTest
   @ValueSource(

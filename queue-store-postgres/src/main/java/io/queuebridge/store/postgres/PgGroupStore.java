@@ -26,8 +26,8 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The consumer-group half of {@link PostgresStorage} (SEMANTICS B §2.3): one row per group, one per
- * pending entry, one per member.
+ * The consumer-group half of {@link PostgresStorage} (BEHAVIOUR S-GROUP): one row per group, one
+ * per pending entry, one per member.
  *
  * <p><b>Atomicity.</b> Every method is one transaction that first locks the group's row ({@code
  * SELECT ... FOR UPDATE} or an {@code UPDATE} of it), so two calls on one group never lose an

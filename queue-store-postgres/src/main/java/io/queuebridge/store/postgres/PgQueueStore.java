@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The queue-log half of {@link PostgresStorage} (SEMANTICS B §2.1, §2.2).
+ * The queue-log half of {@link PostgresStorage} (BEHAVIOUR S-QUEUE, Q-DUR).
  *
  * <p><b>Appends.</b> One transaction per call: {@code UPDATE queues SET tail = tail + n ...
  * RETURNING} reserves the offsets (the row lock serialises writers of one queue across every

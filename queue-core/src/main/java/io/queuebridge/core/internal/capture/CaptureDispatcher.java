@@ -12,9 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs topic-capture appends off the publisher's thread ({@code Q-CAPD}, SEMANTICS B §3.4.2).
- * Internal to the queue core: {@link io.queuebridge.core.QueueManager} owns one; it is public only
- * because it lives in its own package.
+ * Runs topic-capture appends off the publisher's thread (BEHAVIOUR Q-CAPD). Internal to the queue
+ * core: {@link io.queuebridge.core.QueueManager} owns one; it is public only because it lives in
+ * its own package.
  *
  * <p><b>Lanes.</b> W lanes, each a bounded FIFO of depth D drained by one daemon worker thread. A
  * job for queue {@code q} always goes to lane {@code FNV-1a-32(q) mod W} (unsigned), so the appends

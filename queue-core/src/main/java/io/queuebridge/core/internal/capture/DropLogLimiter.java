@@ -4,8 +4,8 @@ import java.time.Clock;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Lets one drop log line through per interval (SEMANTICS B §3.4.2: one per 10 s), whatever the
- * number of threads dropping. Lock-free and allocation-free. Thread-safe.
+ * Lets one drop log line through per interval (BEHAVIOUR Q-CAPD: one per 10 s), whatever the number
+ * of threads dropping. Lock-free and allocation-free. Thread-safe.
  */
 final class DropLogLimiter {
   private final Clock clock;

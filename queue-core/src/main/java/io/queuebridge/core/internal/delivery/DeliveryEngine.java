@@ -38,11 +38,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The push delivery engine (SEMANTICS B §3.10 {@code Q-DEL}, single node): hands the messages of
- * consumer groups to the {@link DeliveryHandler}s of live {@link Subscription}s, on a bounded pool
- * of worker threads, through the {@link GroupCoordinator}'s claims (queue mode) and stream reads
- * (stream mode). The {@link io.queuebridge.core.QueueManager} builds one, starts and stops it, and
- * tells it about appends; applications use {@link io.queuebridge.core.QueueManager#consume}.
+ * The push delivery engine (BEHAVIOUR Q-DEL, single node): hands the messages of consumer groups to
+ * the {@link DeliveryHandler}s of live {@link Subscription}s, on a bounded pool of worker threads,
+ * through the {@link GroupCoordinator}'s claims (queue mode) and stream reads (stream mode). The
+ * {@link io.queuebridge.core.QueueManager} builds one, starts and stops it, and tells it about
+ * appends; applications use {@link io.queuebridge.core.QueueManager#consume}.
  *
  * <h2>Scheduling (coalesced)</h2>
  *
@@ -73,9 +73,9 @@ import org.slf4j.LoggerFactory;
  * again afterwards), so its handler is never called concurrently and stream order is kept. A pass
  * that delivered anything schedules its queue again, so a backlog drains batch by batch while other
  * queues get their turn. Before every handler call the pass checks that the subscription is still
- * live: nothing is claimed, read or handed over for a closed subscription (B §7.28). In stream mode
- * the cursor is committed after the pass only past the prefix that was handed over (and not failed;
- * see {@link DeliveryHandler}); filtered-out messages after it are skipped with it.
+ * live: nothing is claimed, read or handed over for a closed subscription. In stream mode the
+ * cursor is committed after the pass only past the prefix that was handed over (and not failed; see
+ * {@link DeliveryHandler}); filtered-out messages after it are skipped with it.
  *
  * <p>When a pass finds that the queue, the group or the membership is gone it ends the subscription
  * ({@link Subscription#endCause()}); other errors (a failing store) are logged and the sweep tries
@@ -93,10 +93,10 @@ import org.slf4j.LoggerFactory;
 public final class DeliveryEngine {
   private static final Logger LOG = LoggerFactory.getLogger(DeliveryEngine.class);
 
-  /** Capacity of the trigger queue (SEMANTICS §6: 4096). */
+  /** Capacity of the trigger queue (BEHAVIOUR Q-DEL: 4096). */
   public static final int DEFAULT_TRIGGER_CAPACITY = 4096;
 
-  /** Period of the sweep (SEMANTICS B §3.10: 1 s). */
+  /** Period of the sweep (BEHAVIOUR Q-DEL: 1 s). */
   public static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
 
   /** Longest redelivery timer; a later redelivery is re-armed when it fires (and swept anyway). */

@@ -71,17 +71,17 @@ import org.slf4j.LoggerFactory;
  * The consumer-group engine: membership, cursors, claims with a pending entry list (PEL), work
  * stealing, retries, dead letters, stream checkpoints, retention and ephemeral-queue expiry, built
  * on the store SPI only ({@link QueueStore}, {@link ConsumerGroupStore}) and a {@link Clock}
- * (SEMANTICS B §1.4, §1.5, §3.6–§3.9, §3.11–§3.13 with the decisions A2–A8).
+ * (BEHAVIOUR Q-GROUP, Q-CURSOR, Q-SUB to Q-DLQ, Q-RET, Q-EPHEMERAL, Q-HEARTBEAT, Q-METRICS).
  *
  * <h2>Concurrency</h2>
  *
- * Thread-safe. Every operation that reads or changes group state runs under one lock (B §3.8), so
- * the store's read-modify-write conveniences never race on a group; store I/O (reads of messages,
- * dead-letter appends, truncation) happens under it too. {@link #lag}, {@link #group}, {@link
- * #groups} and {@link #metrics} are lock-free reads. The consumer-removed listener is called after
- * the lock is released; the {@link RedeliveryListener} under it (it must not block). A heartbeat
- * index (consumer id → group memberships, B §3.12) lets {@link #heartbeat(String)} refresh a
- * client's memberships without scanning the groups.
+ * Thread-safe. Every operation that reads or changes group state runs under one lock (BEHAVIOUR
+ * Q-CLAIM), so the store's read-modify-write conveniences never race on a group; store I/O (reads
+ * of messages, dead-letter appends, truncation) happens under it too. {@link #lag}, {@link #group},
+ * {@link #groups} and {@link #metrics} are lock-free reads. The consumer-removed listener is called
+ * after the lock is released; the {@link RedeliveryListener} under it (it must not block). A
+ * heartbeat index (consumer id → group memberships, BEHAVIOUR Q-HEARTBEAT) lets {@link
+ * #heartbeat(String)} refresh a client's memberships without scanning the groups.
  *
  * <p>Across processes: every operation that changes a group (join, leave, heartbeat, the stale
  * member sweep, delete, claim, renew, ack, nack, reject, peek, cursor and offset commits) also runs
@@ -104,16 +104,18 @@ import org.slf4j.LoggerFactory;
  *       {@link ConsumerGroupStore#claimPending} call per claim. The PEL cap ({@code maxPelSize})
  *       stops cursor claims. A claim also counts as the member's heartbeat.
  *   <li><b>Steal</b> (topping up a batch): entries whose {@code visibleAt} has passed, oldest
- *       offset first, <em>including the claimer's own</em> (A2). An entry whose message is poison —
- *       {@code deliveryCount >= maxDeliveryCount}, or its retries would exceed the queue's {@code
- *       retryPolicy.maxRetries}, or {@code retryPolicy.totalTimeout} passed since its first claim —
- *       is dead-lettered (A3) and removed; an expired or truncated one is removed; otherwise it
- *       moves to the claimer with {@code deliveryCount + 1}. Stealing ignores the PEL cap.
+ *       offset first, <em>including the claimer's own</em> (BEHAVIOUR Q-RETRY). An entry whose
+ *       message is poison — {@code deliveryCount >= maxDeliveryCount}, or its retries would exceed
+ *       the queue's {@code retryPolicy.maxRetries}, or {@code retryPolicy.totalTimeout} passed
+ *       since its first claim — is dead-lettered (BEHAVIOUR Q-DLQ) and removed; an expired or
+ *       truncated one is removed; otherwise it moves to the claimer with {@code deliveryCount + 1}.
+ *       Stealing ignores the PEL cap.
  *   <li><b>Visibility</b> is {@link GroupSettings#visibilityTimeout()} or, when that is zero, the
- *       queue's {@code deliveryTimeout} (A5). {@link #renew} extends it for entries a member holds.
+ *       queue's {@code deliveryTimeout} (BEHAVIOUR L-LIMITS). {@link #renew} extends it for entries
+ *       a member holds.
  *   <li><b>Committed offset</b> after any removal: the cursor when nothing is pending, else {@code
- *       max(committed, lowest pending offset)} (B §3.7); every removal (ack, reject, poison,
- *       expiry) is one fenced {@link ConsumerGroupStore#acknowledgePending} call.
+ *       max(committed, lowest pending offset)} (BEHAVIOUR Q-ACKN); every removal (ack, reject,
+ *       poison, expiry) is one fenced {@link ConsumerGroupStore#acknowledgePending} call.
  * </ul>
  *
  * <h2>Stream mode (cursor readers)</h2>
@@ -122,44 +124,48 @@ import org.slf4j.LoggerFactory;
  * the group auto-commits, the committed offset, at most once per {@code autoCommitInterval} per
  * group); acks checkpoint; {@link #commitOffset} sets the committed offset by hand.
  *
- * <h2>Decisions on the reference's quirks (SEMANTICS §7.1)</h2>
+ * <h2>Deliberate choices</h2>
+ *
+ * Each item names a behaviour a simpler engine might have, and what this one does instead.
  *
  * <ol>
- *   <li><i>Nack never redelivers to the same consumer</i>: changed (A2). A nacked message is
- *       claimable again by every member, the nacking one included, after {@code
+ *   <li><i>Nack never redelivers to the same consumer</i>: not so (BEHAVIOUR Q-RETRY). A nacked
+ *       message is claimable again by every member, the nacking one included, after {@code
  *       retryPolicy.backoff(deliveryCount)} or the explicit delay; its retries are counted and
- *       exhausted retries dead-letter it at the nack. A nack does not bump the delivery count (the
- *       reference bumped it on nack and again on steal): the count is the number of deliveries.
- *   <li><i>Queue-mode reject discards</i>: changed (A3). Reject dead-letters with the reason when
- *       the queue's DLQ is enabled; with it disabled the message is dropped and counted as
- *       discarded.
- *   <li><i>Truncation to the tail when a queue has no queue-mode group and no policy</i>: changed
- *       (A4). A classic queue is truncated only when it has at least one queue-mode group, and then
- *       only below every such group's committed offset; its retention policy can only keep more. A
- *       stream is truncated only by its policy; stream groups never hold retention back (a stream
- *       reader that falls behind the policy loses what the policy removed, as in Kafka); queue-mode
- *       groups on a stream still do.
- *   <li><i>Unenforced config fields</i>: the engine enforces {@code retryPolicy} (backoff, {@code
- *       maxRetries}, {@code totalTimeout}) and {@code deliveryTimeout} (as visibility) and the DLQ
- *       settings. {@code maxDepth}, {@code maxMessageSize}, {@code batchSize} and {@code
- *       heartbeatTimeout} are the manager's (the engine uses {@code consumerTimeout}); compaction
- *       is not implemented.
- *   <li><i>Unsubscribe's default group differs from stream subscribe's</i>: fixed. {@link #leave}
- *       without a group id leaves whichever default group — the queue-mode prefix or the
- *       stream-mode full id — the consumer is a member of.
+ *       exhausted retries dead-letter it at the nack. A nack does not bump the delivery count (only
+ *       a new delivery does): the count is the number of deliveries.
+ *   <li><i>Queue-mode reject discards</i>: not so (BEHAVIOUR Q-DLQ). Reject dead-letters with the
+ *       reason when the queue's DLQ is enabled; with it disabled the message is dropped and counted
+ *       as discarded.
+ *   <li><i>Truncation to the tail when a queue has no queue-mode group and no policy</i>: not so
+ *       (BEHAVIOUR Q-RET). A classic queue is truncated only when it has at least one queue-mode
+ *       group, and then only below every such group's committed offset; its retention policy can
+ *       only keep more. A stream is truncated only by its policy; stream groups never hold
+ *       retention back (a stream reader that falls behind the policy loses what the policy removed,
+ *       as in Kafka); queue-mode groups on a stream still do.
+ *   <li><i>Unenforced config fields</i> (BEHAVIOUR Q-CONFIG): the engine enforces {@code
+ *       retryPolicy} (backoff, {@code maxRetries}, {@code totalTimeout}) and {@code
+ *       deliveryTimeout} (as visibility) and the DLQ settings. {@code maxDepth}, {@code
+ *       maxMessageSize}, {@code batchSize} and {@code heartbeatTimeout} are the manager's (the
+ *       engine uses {@code consumerTimeout}); compaction is not implemented.
+ *   <li><i>Unsubscribe's default group differs from stream subscribe's</i>: not so (BEHAVIOUR
+ *       Q-SUB). {@link #leave} without a group id leaves whichever default group — the queue-mode
+ *       prefix or the stream-mode full id — the consumer is a member of.
  *   <li><i>Ack without group id is order-dependent on mixed queues; any member may settle any
- *       offset</i>: replaced by {@link GroupDelivery} handles that know their group and are fenced
- *       to the delivery that created them.
- *   <li><i>Routing-key filters never match captured ordinary topics</i>: changed; such a topic is
- *       its own routing key (see {@link RoutingKeys}).
- *   <li><i>Explicit cursor positioning moves the whole group's cursor</i>: kept — the cursor is the
- *       group's, a seek is a group seek (use another group id to read independently). Claims skip
- *       offsets the group already holds, so a rewind never hands one message to two members.
- *   <li><i>{@code a/#} group filters do not match {@code a}</i>: changed (A7), they match.
- *   <li><i>DLQ, claim and steal metrics never increment</i>: changed (A8), every counter counts.
- *   <li>Store-side quirks (memory-store re-indexing, file-store validation, reserved deletion,
- *       unreported missing pending entries, raw directory names) and the manager's {@code stop} are
- *       not this class's; it relies only on the SPI contracts.
+ *       offset</i>: not so; {@link GroupDelivery} handles (BEHAVIOUR Q-SETTLE) that know their
+ *       group and are fenced to the delivery that created them.
+ *   <li><i>Routing-key filters never match captured ordinary topics</i>: not so; such a topic is
+ *       its own routing key (see {@link RoutingKeys}, BEHAVIOUR Q-ROUTE).
+ *   <li><i>Explicit cursor positioning moves the whole group's cursor</i>: yes (BEHAVIOUR Q-CURSOR)
+ *       — the cursor is the group's, a seek is a group seek (use another group id to read
+ *       independently). Claims skip offsets the group already holds, so a rewind never hands one
+ *       message to two members.
+ *   <li><i>{@code a/#} group filters do not match {@code a}</i>: they do (BEHAVIOUR Q-ROUTE).
+ *   <li><i>DLQ, claim and steal metrics never increment</i>: every counter counts (BEHAVIOUR
+ *       Q-METRICS).
+ *   <li>Store-side rules (re-indexing on update, validation, refusing to delete reserved queues,
+ *       reporting missing pending entries, encoding names) and the manager's {@code stop} are not
+ *       this class's; it relies only on the SPI contracts.
  * </ol>
  *
  * <p>Further deviations, each to avoid losing a message: a pending entry whose message was
@@ -195,7 +201,10 @@ public final class GroupCoordinator implements ConsumerGroups {
   private final ReentrantLock lock = new ReentrantLock();
   private final MetricsRecorder metrics = new MetricsRecorder();
 
-  /** Consumer id → group memberships (B §3.12 heartbeat index); guarded by {@link #lock}. */
+  /**
+   * Consumer id → group memberships (BEHAVIOUR Q-HEARTBEAT heartbeat index); guarded by {@link
+   * #lock}.
+   */
   private final MembershipIndex memberships = new MembershipIndex();
 
   /** Last auto-commit per (queue, group); guarded by {@link #lock}. */
@@ -230,16 +239,19 @@ public final class GroupCoordinator implements ConsumerGroups {
 
   // ---------------------------------------------------------------- ids
 
-  /** {@code groupId} when {@code pattern} is empty, else {@code groupId@pattern} (B §1.4). */
+  /**
+   * {@code groupId} when {@code pattern} is empty, else {@code groupId@pattern} (BEHAVIOUR
+   * Q-GROUP).
+   */
   public static String effectiveGroupId(String groupId, String pattern) {
     Objects.requireNonNull(groupId, "groupId");
     return pattern == null || pattern.isEmpty() ? groupId : groupId + "@" + pattern;
   }
 
   /**
-   * The group a client joins when it names none (B §1.4): in queue mode the client id up to its
-   * first {@code -} ({@code worker-7} → {@code worker}, so replicas of one service compete), in
-   * stream mode the whole client id (each reader has its own cursor). May be empty ({@code -x}).
+   * The group a client joins when it names none (BEHAVIOUR Q-GROUP): in queue mode the client id up
+   * to its first {@code -} ({@code worker-7} → {@code worker}, so replicas of one service compete),
+   * in stream mode the whole client id (each reader has its own cursor). May be empty ({@code -x}).
    */
   public static String defaultGroupId(String clientId, GroupMode mode) {
     Objects.requireNonNull(clientId, "clientId");
@@ -443,7 +455,7 @@ public final class GroupCoordinator implements ConsumerGroups {
 
   /**
    * Removes, in every group of every queue, the members whose last heartbeat is older than {@code
-   * now - consumerTimeout} (B §3.12, single node). Their pending entries stay, to be stolen.
+   * now - consumerTimeout} (BEHAVIOUR Q-HEARTBEAT). Their pending entries stay, to be stolen.
    * Ephemeral queues left without members get their disconnect time. The listener is told per group
    * after the lock is released.
    *
@@ -1136,7 +1148,9 @@ public final class GroupCoordinator implements ConsumerGroups {
         .orElseThrow(() -> new MessageNotPendingException(d.queue(), d.group(), d.offset()));
   }
 
-  /** Removes a held entry and advances the committed offset (B §3.7), in one store call. */
+  /**
+   * Removes a held entry and advances the committed offset (BEHAVIOUR Q-ACKN), in one store call.
+   */
   private void removeEntry(String queue, String group, PendingEntry e, Instant now) {
     groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
     metrics.pelChanged(-1);
@@ -1381,7 +1395,7 @@ public final class GroupCoordinator implements ConsumerGroups {
   // ---------------------------------------------------------------- retention and expiry
 
   /**
-   * Truncates every queue as far as its groups and retention policy allow (B §3.11 with A4); the
+   * Truncates every queue as far as its groups and retention policy allow (BEHAVIOUR Q-RET); the
    * manager schedules it. Per queue:
    *
    * <ul>
@@ -1469,8 +1483,9 @@ public final class GroupCoordinator implements ConsumerGroups {
 
   /**
    * Deletes the ephemeral queues (not durable, not reserved) whose last consumer left at least
-   * their {@code expiresAfter} before {@code now}, with their groups (B §3.11). A queue that never
-   * had a consumer is never expired. A queue the store refuses to delete is skipped.
+   * their {@code expiresAfter} before {@code now}, with their groups (BEHAVIOUR Q-EPHEMERAL). A
+   * queue that never had a consumer is never expired. A queue the store refuses to delete is
+   * skipped.
    *
    * @return the deleted queues
    */
@@ -1517,7 +1532,7 @@ public final class GroupCoordinator implements ConsumerGroups {
   /**
    * Runs {@code body} under the coordinator's lock and, through {@link
    * ConsumerGroupStore#atomically}, atomically with every other process sharing the store on the
-   * group {@code (queue, group)} (B §3.8 across processes).
+   * group {@code (queue, group)} (BEHAVIOUR Q-CLAIM, across processes).
    */
   private <T> T locked(String queue, String group, Supplier<T> body) {
     lock.lock();

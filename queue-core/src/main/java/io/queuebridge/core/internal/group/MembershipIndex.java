@@ -7,14 +7,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The heartbeat index of SEMANTICS B §3.12: for every consumer (client) id, the groups it is a
+ * The heartbeat index of BEHAVIOUR Q-HEARTBEAT: for every consumer (client) id, the groups it is a
  * member of, so a client-wide heartbeat refreshes exactly those memberships instead of scanning
  * every group of every queue; and the reverse, so deleting a group forgets its members.
  *
- * <p>A membership is binary here (joining twice is one membership), so where the reference counted
- * references per (client, queue, group) this keeps a set. The index is a cache of the store's
- * memberships: the coordinator fills it from the store when it is built and keeps it in step with
- * every join, leave, removal and group deletion; a heartbeat that finds a membership gone drops it.
+ * <p>A membership is binary here (joining twice is one membership): a set, not a reference count
+ * per (client, queue, group). The index is a cache of the store's memberships: the coordinator
+ * fills it from the store when it is built and keeps it in step with every join, leave, removal and
+ * group deletion; a heartbeat that finds a membership gone drops it.
  *
  * <p>Not thread-safe: the {@link GroupCoordinator}'s lock guards it.
  */

@@ -16,7 +16,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The consumer-group half of {@link FileStorage} (SEMANTICS §2.3): one {@link GroupLog} per group.
+ * The consumer-group half of {@link FileStorage} (BEHAVIOUR S-GROUP, S-FILE): one {@link GroupLog}
+ * per group.
  *
  * <p>Every convenience of {@link ConsumerGroupStore} is overridden to log just the change (one
  * small record, one {@code write}) instead of reading and rewriting the whole group; each keeps the

@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The queue-log half of {@link FileStorage} (SEMANTICS §2.1, §2.2, §2.4).
+ * The queue-log half of {@link FileStorage} (BEHAVIOUR S-QUEUE, Q-DUR, S-FILE).
  *
  * <ul>
  *   <li>{@link #createQueue} applies the full {@link QueueConfig#validate()} and the file-name

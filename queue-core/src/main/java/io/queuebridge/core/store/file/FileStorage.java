@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The file store: one directory holding every queue's segmented log and consumer-group state
- * (SEMANTICS §2.4, A9–A11). Obtain one from {@link FileStoreProvider} ({@code
- * queue.store.type=file}) or {@link io.queuebridge.core.store.QueueStores#file}.
+ * (BEHAVIOUR S-FILE, S-LOCK, S-CLOSE, F-RECOVER, S-NAMES). Obtain one from {@link
+ * FileStoreProvider} ({@code queue.store.type=file}) or {@link
+ * io.queuebridge.core.store.QueueStores#file}.
  *
  * <p><b>Directory layout</b> (format version 1):
  *

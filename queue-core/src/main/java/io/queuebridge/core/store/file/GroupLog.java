@@ -22,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One consumer group's state, persisted as an operation log with snapshots (SEMANTICS §2.3,
- * §2.4.9).
+ * One consumer group's state, persisted as an operation log with snapshots (BEHAVIOUR S-GROUP,
+ * S-FILE).
  *
  * <p><b>File</b> {@code groups/<encoded group id>.grp} (big-endian):
  *

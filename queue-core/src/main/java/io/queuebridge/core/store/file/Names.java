@@ -5,7 +5,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Queue and group names as file names (SEMANTICS A11).
+ * Queue and group names as file names (BEHAVIOUR S-NAMES).
  *
  * <p><b>Validation.</b> A name is non-empty, has no control character (NUL, C0, DEL, C1), no
  * unpaired surrogate, and encodes to at most {@link #MAX_ENCODED_BYTES} bytes, so that the longest

@@ -32,7 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One queue's segmented log (SEMANTICS §2.4): segments in a {@link ConcurrentSkipListMap} by base
+ * One queue's segmented log (BEHAVIOUR S-FILE): segments in a {@link ConcurrentSkipListMap} by base
  * offset, the newest one active.
  *
  * <p><b>Concurrency.</b> Appends, rolls and truncation are serialised by {@code appendLock}; a
@@ -42,23 +42,23 @@ import org.slf4j.LoggerFactory;
  * Segment#syncThrough}). Readers take no lock: they read {@link #tail} (volatile, published after
  * the write), find the segment with {@code floorEntry}, and read through {@link ReadHandles}.
  *
- * <p><b>Sticky failure</b> (§7.17). A failed barrier (a caller's or the background sync's) records
- * the error before its waiters wake. The next append retries an fsync under the append lock and is
- * refused while it keeps failing. A failed write is undone by cutting the file back to its last
- * good size; if even that fails the log refuses appends until the store is reopened (recovery then
- * cuts the torn frame).
+ * <p><b>Sticky failure</b> (BEHAVIOUR F-BARRIER). A failed barrier (a caller's or the background
+ * sync's) records the error before its waiters wake. The next append retries an fsync under the
+ * append lock and is refused while it keeps failing. A failed write is undone by cutting the file
+ * back to its last good size; if even that fails the log refuses appends until the store is
+ * reopened (recovery then cuts the torn frame).
  *
- * <p><b>Recovery</b> (SEMANTICS A10), in O(newest segment): only the newest segment is scanned,
- * verifying framing, continuity and CRC of every frame; a torn or corrupt tail is cut (logged at
- * WARN, reported) and the cut fsynced before appends resume. Older segments are trusted until read
- * and verified frame by frame (CRC) when read; damage there fails the read with {@link
+ * <p><b>Recovery</b> (BEHAVIOUR F-RECOVER), in O(newest segment): only the newest segment is
+ * scanned, verifying framing, continuity and CRC of every frame; a torn or corrupt tail is cut
+ * (logged at WARN, reported) and the cut fsynced before appends resume. Older segments are trusted
+ * until read and verified frame by frame (CRC) when read; damage there fails the read with {@link
  * StoreCorruptedException} naming file and position. Indexes are hints, rebuilt when missing or
  * damaged. The checkpoint map is the newest segment's snapshot ({@code .cpt}, written when the
  * segment was created) plus the deltas carried by its frames.
  *
- * <p><b>Roll</b> (§7.15, 19, 20): barrier through the outgoing segment's end; write the new
- * segment's checkpoint snapshot (tmp, fsync, rename), create its {@code .log}, fsync the directory;
- * switch; then seal the old one (index files written atomically, writer closed).
+ * <p><b>Roll</b> (BEHAVIOUR F-BARRIER, F-ROLL): barrier through the outgoing segment's end; write
+ * the new segment's checkpoint snapshot (tmp, fsync, rename), create its {@code .log}, fsync the
+ * directory; switch; then seal the old one (index files written atomically, writer closed).
  */
 final class QueueLog {
   private static final Logger LOG = LoggerFactory.getLogger(QueueLog.class);
@@ -1318,7 +1318,7 @@ final class QueueLog {
     return head;
   }
 
-  /** Deletes whole segments below {@code minOffset} (§2.4.7). */
+  /** Deletes whole segments below {@code minOffset} (BEHAVIOUR S-FILE). */
   void truncate(long minOffset) {
     appendLock.lock();
     try {

@@ -21,7 +21,7 @@ import java.util.function.BooleanSupplier;
  * views without locks. The group-commit barrier ({@link #syncThrough}) takes no lock at all (a
  * compare-and-set elects the leader) and never runs under the append lock.
  *
- * <p><b>Group commit</b> (SEMANTICS §2.4.8, §7 items 15–18). {@code syncThrough(target)}:
+ * <p><b>Group commit</b> (BEHAVIOUR Q-GC, F-BARRIER). {@code syncThrough(target)}:
  *
  * <ol>
  *   <li>if the write ending at {@code target} lies in a <em>poisoned</em> range — covered by a

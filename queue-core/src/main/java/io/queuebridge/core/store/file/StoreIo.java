@@ -10,7 +10,7 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * The store's I/O seam: every write, sync and truncation of a store file and every directory sync
- * goes through one of these, so a test can wrap it to fail the Nth write or sync (STYLE 19).
+ * goes through one of these, so a test can wrap it to fail the Nth write or sync.
  *
  * <p><b>Interrupts.</b> A {@link FileChannel} is interruptible: interrupting a thread blocked in
  * one of its operations closes the channel for every thread. A durable append must not be

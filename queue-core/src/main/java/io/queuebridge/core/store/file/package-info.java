@@ -1,7 +1,7 @@
 /**
  * The {@code file} store: a durable segmented log per queue in one local directory, with group
- * commit, crash recovery and crash-safe consumer-group state (DESIGN "Stores", SEMANTICS §2.4,
- * A9–A11).
+ * commit, crash recovery and crash-safe consumer-group state (BEHAVIOUR S-FILE, Q-GC, F-RECOVER,
+ * S-NAMES, S-LOCK, S-CLOSE).
  *
  * <p><b>Public surface.</b> {@link io.queuebridge.core.store.file.FileStoreProvider} (found by
  * {@link java.util.ServiceLoader} as {@code file}; its javadoc lists every configuration key),

@@ -17,7 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The consumer-group half of {@link MemoryStorage} (SEMANTICS B §2.3).
+ * The consumer-group half of {@link MemoryStorage} (BEHAVIOUR S-GROUP).
  *
  * <p><b>Layout.</b> Each group is a mutable {@link GroupTable} (shared with the file store: the
  * state and the rules of every change) kept per queue in a concurrent map ({@link GroupData}); a
@@ -33,9 +33,9 @@ import java.util.Optional;
  * documented behaviour and the same {@code updatedAt} choice as the default it replaces.
  *
  * <p><b>Errors.</b> A missing group on an existing queue is a {@link GroupNotFoundException} (one
- * kind for every method, SEMANTICS B §2.3); a missing queue is a {@link QueueNotFoundException} for
- * every method but {@link #deleteGroup}, which is idempotent. Deleting a queue deletes its groups;
- * a call that found a group just before it was deleted reports it missing.
+ * kind for every method, BEHAVIOUR S-GROUP); a missing queue is a {@link QueueNotFoundException}
+ * for every method but {@link #deleteGroup}, which is idempotent. Deleting a queue deletes its
+ * groups; a call that found a group just before it was deleted reports it missing.
  *
  * <p>Thread-safe; never blocks beyond one group's monitor.
  */

@@ -14,7 +14,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * The queue-log half of {@link MemoryStorage} (SEMANTICS B §2.1, §2.2, §2.3a).
+ * The queue-log half of {@link MemoryStorage} (BEHAVIOUR S-QUEUE, Q-DUR, S-MEM).
  *
  * <ul>
  *   <li>{@link #createQueue} applies the full {@link QueueConfig#validate()}; {@link #updateQueue}

@@ -42,7 +42,7 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 final class QueueLog {
-  /** Estimated per-message overhead of the memory store (SEMANTICS B §2.1 {@code sizeOffset}). */
+  /** Estimated per-message overhead of the memory store (BEHAVIOUR S-MEM, {@code sizeOffset}). */
   static final long MESSAGE_OVERHEAD_BYTES = 200;
 
   private static final int MIN_CAPACITY = 16;

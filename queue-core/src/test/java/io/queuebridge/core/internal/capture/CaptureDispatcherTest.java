@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The capture dispatcher {@code Q-CAPD} (SEMANTICS B §3.4.2, §7.1–7.5). */
+/** The capture dispatcher (BEHAVIOUR Q-CAPD, F-CAPTURE). */
 class CaptureDispatcherTest {
   private static final Duration DRAIN = Duration.ofSeconds(5);
   private final MutableClock clock = MutableClock.at("2026-01-01T00:00:00Z");

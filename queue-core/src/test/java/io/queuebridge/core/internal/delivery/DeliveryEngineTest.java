@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The engine's coalesced scheduling (SEMANTICS B §3.10, §7.34) without a manager. */
+/** The engine's coalesced scheduling (BEHAVIOUR Q-DEL) without a manager. */
 class DeliveryEngineTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
 

@@ -32,10 +32,10 @@ import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Competing consumers under contention (STYLE 21): producers append while consumers of one
- * queue-mode group claim, ack, nack, reject and "crash" (abandon their claims, which others steal
- * once the test clock passes the visibility timeout). The run is bounded by the message count; the
- * clock moves only when a consumer finds nothing to claim.
+ * Competing consumers under contention: producers append while consumers of one queue-mode group
+ * claim, ack, nack, reject and "crash" (abandon their claims, which others steal once the test
+ * clock passes the visibility timeout). The run is bounded by the message count; the clock moves
+ * only when a consumer finds nothing to claim.
  */
 class GroupCoordinatorStressTest {
   private static final int PRODUCERS = 3;

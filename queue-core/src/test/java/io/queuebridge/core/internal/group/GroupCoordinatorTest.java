@@ -47,7 +47,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-/** The consumer-group rules of SEMANTICS B §1.4–§3.13 with A2–A8, on the memory store. */
+/**
+ * The consumer-group rules (BEHAVIOUR Q-GROUP, Q-CURSOR, Q-SUB to Q-DLQ, Q-RET, Q-EPHEMERAL,
+ * Q-HEARTBEAT, Q-METRICS), on the memory store.
+ */
 class GroupCoordinatorTest {
   private static final Instant T0 = Instant.parse("2024-01-01T00:00:00Z");
   private static final Duration VISIBILITY = Duration.ofSeconds(30);
@@ -334,7 +337,7 @@ class GroupCoordinatorTest {
               .createdAt(T0)
               .expiresAt(T0.plusSeconds(1))
               .build()); // 2, expired
-      append("q", "$queue/q/eu", "eu-root"); // 3: a/# matches a (A7)
+      append("q", "$queue/q/eu", "eu-root"); // 3: a/# matches a (BEHAVIOUR Q-ROUTE)
       append("q", "$queue/q/eu/3", "eu3"); // 4
       store.truncate("q", 1);
       clock.advance(Duration.ofSeconds(2));

@@ -62,8 +62,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The store contract kit: every documented rule of {@link io.queuebridge.core.store.QueueStore},
- * {@link DurableQueueStore}, {@link ConsumerGroupStore} and {@link Storage} as a test (SEMANTICS B
- * §2.1–§2.3). A store is correct when its subclass of this class passes.
+ * {@link DurableQueueStore}, {@link ConsumerGroupStore} and {@link Storage} as a test (BEHAVIOUR
+ * S-QUEUE, Q-DUR, S-GROUP). A store is correct when its subclass of this class passes.
  *
  * <p><b>Use.</b> Extend it in your store's tests and answer three questions:
  *

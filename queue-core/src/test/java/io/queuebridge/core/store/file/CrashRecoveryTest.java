@@ -28,11 +28,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Crash safety end to end (DESIGN "Testing", SEMANTICS A10, Q-DUR): a child JVM ({@link
- * CrashWriter}) appends with {@code appendAndSync} from several threads and reports each
- * acknowledged append; the test kills it with SIGKILL at random moments, reopens the store, and
- * checks that every acknowledged record is present and intact, that the log has no duplicates and
- * no damaged record, and that appends continue at the right offset. Twenty-odd cycles on one store.
+ * Crash safety end to end (BEHAVIOUR Q-DUR, F-RECOVER): a child JVM ({@link CrashWriter}) appends
+ * with {@code appendAndSync} from several threads and reports each acknowledged append; the test
+ * kills it with SIGKILL at random moments, reopens the store, and checks that every acknowledged
+ * record is present and intact, that the log has no duplicates and no damaged record, and that
+ * appends continue at the right offset. Twenty-odd cycles on one store.
  */
 class CrashRecoveryTest {
   @TempDir Path tmp;

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * I/O failures injected at the seam (STYLE 19): the caller gets the error, nothing unacknowledged
- * is reported durable, and the store is consistent after a reopen with the real I/O.
+ * I/O failures injected at the seam: the caller gets the error, nothing unacknowledged is reported
+ * durable, and the store is consistent after a reopen with the real I/O.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class FaultInjectionTest {

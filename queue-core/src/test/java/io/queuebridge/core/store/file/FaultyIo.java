@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The real {@link StoreIo} wrapped for fault injection and observation (STYLE 19): hooks run before
- * every write and sync and may throw or block; every write, sync and read-open is recorded with a
- * global sequence number. Thread-safe.
+ * The real {@link StoreIo} wrapped for fault injection and observation: hooks run before every
+ * write and sync and may throw or block; every write, sync and read-open is recorded with a global
+ * sequence number. Thread-safe.
  */
 final class FaultyIo implements StoreIo {
   /** Runs before an operation; throw to fail it. */

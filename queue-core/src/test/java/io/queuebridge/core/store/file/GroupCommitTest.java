@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Group commit (SEMANTICS §2.4.8 {@code Q-GC}, §7 items 15–18). Faults and pauses are injected at
- * the I/O seam ({@link FaultyIo}); real files, real fsyncs.
+ * Group commit (BEHAVIOUR Q-GC, F-BARRIER). Faults and pauses are injected at the I/O seam ({@link
+ * FaultyIo}); real files, real fsyncs.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class GroupCommitTest {
@@ -104,9 +104,9 @@ class GroupCommitTest {
   }
 
   /**
-   * The property behind §7.15 and §7.16: whatever rolls happen meanwhile, an acknowledged durable
-   * append was covered by an fsync of the very segment file it was written to, and that fsync
-   * started after the write completed.
+   * The property behind BEHAVIOUR F-BARRIER (a roll between write and sync, no borrowed barrier):
+   * whatever rolls happen meanwhile, an acknowledged durable append was covered by an fsync of the
+   * very segment file it was written to, and that fsync started after the write completed.
    */
   @Test
   void everyAcknowledgedAppendIsCoveredByAnFsyncOfItsOwnSegmentStartedAfterItsWrite()

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Consumer-group persistence (SEMANTICS §2.3, §2.4.9): op log, snapshots, prefix recovery. */
+/** Consumer-group persistence (BEHAVIOUR S-GROUP, S-FILE): op log, snapshots, prefix recovery. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class GroupLogTest {
   private static final String Q = "q";

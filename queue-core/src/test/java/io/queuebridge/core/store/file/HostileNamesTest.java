@@ -16,7 +16,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Queue and group names as path components (SEMANTICS A11, §2.4.9, §7.1 last quirk). */
+/** Queue and group names as path components (BEHAVIOUR S-NAMES). */
 class HostileNamesTest {
   private static final List<String> ENCODED_SAFELY =
       List.of(

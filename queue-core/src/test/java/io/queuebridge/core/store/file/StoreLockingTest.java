@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** One opener per store directory (DESIGN "Stores"): same JVM and another process. */
+/** One opener per store directory (BEHAVIOUR S-LOCK): same JVM and another process. */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class StoreLockingTest {
   @TempDir Path tmp;

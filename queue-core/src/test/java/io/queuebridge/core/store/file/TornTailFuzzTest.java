@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Recovery against damage (SEMANTICS A10): thousands of random truncations and byte flips of a
- * store's files, each followed by a reopen.
+ * Recovery against damage (BEHAVIOUR F-RECOVER): thousands of random truncations and byte flips of
+ * a store's files, each followed by a reopen.
  *
  * <p>The fixture is a queue whose log has several sealed segments and a newest segment of about
  * twenty frames of varying size, some carrying checkpoints. Every case restores the pristine file,

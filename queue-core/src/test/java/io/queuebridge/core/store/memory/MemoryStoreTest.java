@@ -34,7 +34,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Memory-store specifics beyond the contract kit (SEMANTICS B §2.1, §2.3a). */
+/** Memory-store specifics beyond the contract kit (BEHAVIOUR S-QUEUE, S-MEM). */
 class MemoryStoreTest {
   private final Storage storage = QueueStores.memory();
   private final DurableQueueStore queues = storage.queues();
