@@ -1,6 +1,7 @@
 package io.queuebridge.core;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -8,12 +9,18 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.topic.TopicIndex;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Module boundaries of queue-core: the portable core never depends on Kafka. */
+/**
+ * Module and package boundaries of queue-core, checked on its production classes: the portable core
+ * never depends on Kafka; its packages form no cycle; the stores know nothing of the engines built
+ * on them; the public API packages do not hand out the internals. The connectors' side of the line
+ * is checked where all modules meet (the examples module's {@code ProjectArchitectureTest}).
+ */
 class ArchitectureTest {
   private static final String CORE = "io.queuebridge.core";
 
@@ -44,6 +51,7 @@ class ArchitectureTest {
     assertThat(coreClasses.contain(QueueConfig.class)).isTrue();
     assertThat(coreClasses.contain(QueueStore.class)).isTrue();
     assertThat(coreClasses.contain(TopicIndex.class)).isTrue();
+    assertThat(coreClasses.contain(GroupCoordinator.class)).isTrue();
     assertThat(coreClasses.contain(ArchitectureTest.class)).as("tests are not imported").isFalse();
   }
 
@@ -60,5 +68,40 @@ class ArchitectureTest {
     assertThat(result.hasViolation()).isTrue();
     assertThat(result.getFailureReport().getDetails())
         .anySatisfy(line -> assertThat(line).contains("TopicIndex").contains("java.util"));
+  }
+
+  @Test
+  void theSubPackagesOfTheCoreFormNoCycle() {
+    slices().matching(CORE + ".(**)").should().beFreeOfCycles().check(coreClasses);
+  }
+
+  @Test
+  void theStoresDoNotDependOnTheEnginesBuiltOnThem() {
+    noClasses()
+        .that()
+        .resideInAPackage(CORE + ".store..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            CORE + ".internal..", CORE + ".group..", CORE + ".delivery..", CORE + ".job..")
+        .check(coreClasses);
+  }
+
+  @Test
+  void onlyTheManagerAndTheJobDriversUseTheInternals() {
+    // the API packages hand out interfaces (ConsumerGroups, GroupDelivery); the engines behind them
+    // are built by the facades in the root package and by the job drivers
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            CORE + ".errors..",
+            CORE + ".group..",
+            CORE + ".delivery..",
+            CORE + ".topic..",
+            CORE + ".store..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage(CORE + ".internal..")
+        .check(coreClasses);
   }
 }

@@ -1,8 +1,6 @@
 package io.queuebridge.core.store;
 
 import io.queuebridge.core.errors.InvalidConfigException;
-import io.queuebridge.core.store.file.FileStoreProvider;
-import io.queuebridge.core.store.memory.MemoryStoreProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +33,7 @@ public final class QueueStores {
    * Opens (creating if needed) the file store in {@code directory} with default settings: a durable
    * segmented log per queue with group commit and crash recovery, locked against a second opener.
    * Blocks for recovery. For other settings use {@code open("file", config)} with the keys of
-   * {@link FileStoreProvider}.
+   * {@link io.queuebridge.core.store.file.FileStoreProvider}.
    *
    * @throws io.queuebridge.core.errors.StoreLockedException if the directory is open elsewhere
    * @throws io.queuebridge.core.errors.StoreCorruptedException if it is damaged beyond automatic
@@ -43,7 +41,8 @@ public final class QueueStores {
    * @throws io.queuebridge.core.errors.QueueStoreException for other I/O failures
    */
   public static Storage file(Path directory) {
-    return new FileStoreProvider().open(Map.of("path", directory.toString()));
+    // by name, like any provider: the SPI package does not depend on the stores built on it
+    return open("file", Map.of("path", directory.toString()));
   }
 
   /**
@@ -52,7 +51,7 @@ public final class QueueStores {
    * false). Thread-safe.
    */
   public static Storage memory() {
-    return new MemoryStoreProvider().open(Map.of());
+    return open("memory", Map.of());
   }
 
   /** Opens a store by provider name. */
