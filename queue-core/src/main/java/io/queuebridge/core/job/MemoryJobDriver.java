@@ -1,7 +1,6 @@
 package io.queuebridge.core.job;
 
 import io.queuebridge.core.errors.DriverClosedException;
-import io.queuebridge.core.errors.InvalidHandlerException;
 import io.queuebridge.core.errors.InvalidQueueException;
 import java.time.Clock;
 import java.time.DateTimeException;
@@ -54,10 +53,9 @@ public final class MemoryJobDriver implements JobDriver {
   private final Logger log;
 
   private final ReentrantLock lock = new ReentrantLock();
-  private final Condition idle = lock.newCondition();
+  private final ActiveConsumers consumers = new ActiveConsumers(lock);
   private final Map<String, QueueState> queues = new HashMap<>();
   private boolean closed;
-  private int activeConsumers;
   private long retrySequence;
 
   /** A driver on the system clock with no default retry delay. */
@@ -123,37 +121,14 @@ public final class MemoryJobDriver implements JobDriver {
   /** BEHAVIOUR J-CONS and J-HAND. */
   @Override
   public void consume(String queue, JobHandler handler) throws InterruptedException {
-    if (Thread.interrupted()) {
-      throw new InterruptedException("consume interrupted");
-    }
-    if (queue == null || queue.isEmpty()) {
-      throw new InvalidQueueException("consume", queue);
-    }
-    if (handler == null) {
-      throw new InvalidHandlerException(queue);
-    }
-    lock.lock();
-    try {
-      if (closed) {
-        throw closedError();
-      }
-      activeConsumers++;
-    } finally {
-      lock.unlock();
-    }
+    ActiveConsumers.checkConsume(queue, handler);
+    consumers.enter(() -> closed, MemoryJobDriver::closedError);
     try {
       while (true) {
         SettleOnceDelivery.run(handler, new MemoryDelivery(reserve(queue)), log);
       }
     } finally {
-      lock.lock();
-      try {
-        if (--activeConsumers == 0) {
-          idle.signalAll();
-        }
-      } finally {
-        lock.unlock();
-      }
+      consumers.leave();
     }
   }
 
@@ -206,7 +181,7 @@ public final class MemoryJobDriver implements JobDriver {
         q.delayed.clear();
         q.changed.signalAll();
       }
-      return Waits.awaitIdle(idle, () -> activeConsumers, timeout);
+      return consumers.awaitNone(timeout);
     } finally {
       lock.unlock();
     }

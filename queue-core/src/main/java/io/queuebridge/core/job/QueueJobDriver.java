@@ -6,7 +6,6 @@ import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.errors.ConsumerNotFoundException;
 import io.queuebridge.core.errors.DriverClosedException;
-import io.queuebridge.core.errors.InvalidHandlerException;
 import io.queuebridge.core.errors.InvalidQueueException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
@@ -129,10 +128,9 @@ public final class QueueJobDriver implements JobDriver {
   // close, so no dispatch is accepted after stop returned.
   private final ReentrantReadWriteLock admission = new ReentrantReadWriteLock();
   private final ReentrantLock lock = new ReentrantLock();
-  private final Condition idle = lock.newCondition();
+  private final ActiveConsumers consumers = new ActiveConsumers(lock);
   private final Condition changed = lock.newCondition();
   private volatile boolean closed;
-  private int activeConsumers; // guarded by lock
 
   private QueueJobDriver(Builder b) {
     this.manager = b.manager;
@@ -216,24 +214,8 @@ public final class QueueJobDriver implements JobDriver {
   /** BEHAVIOUR J-CONS and J-HAND over the group engine. */
   @Override
   public void consume(String queue, JobHandler handler) throws InterruptedException {
-    if (Thread.interrupted()) {
-      throw new InterruptedException("consume interrupted");
-    }
-    if (queue == null || queue.isEmpty()) {
-      throw new InvalidQueueException("consume", queue);
-    }
-    if (handler == null) {
-      throw new InvalidHandlerException(queue);
-    }
-    lock.lock();
-    try {
-      if (closed) {
-        throw closedError();
-      }
-      activeConsumers++;
-    } finally {
-      lock.unlock();
-    }
+    ActiveConsumers.checkConsume(queue, handler);
+    consumers.enter(() -> closed, QueueJobDriver::closedError);
     String me = "job-" + instance + "-" + consumerSequence.incrementAndGet();
     boolean joined = false;
     try {
@@ -252,14 +234,7 @@ public final class QueueJobDriver implements JobDriver {
           log.debug("job consumer {} could not leave group {} of queue '{}'", me, group, queue, e);
         }
       }
-      lock.lock();
-      try {
-        if (--activeConsumers == 0) {
-          idle.signalAll();
-        }
-      } finally {
-        lock.unlock();
-      }
+      consumers.leave();
     }
   }
 
@@ -416,7 +391,7 @@ public final class QueueJobDriver implements JobDriver {
     lock.lock();
     try {
       changed.signalAll();
-      return Waits.awaitIdle(idle, () -> activeConsumers, timeout);
+      return consumers.awaitNone(timeout);
     } finally {
       lock.unlock();
     }
