@@ -11,9 +11,9 @@ import java.util.Optional;
 /**
  * The immutable configuration of one queue or stream (BEHAVIOUR Q-CONFIG).
  *
- * <p>Build one with {@link #durable(String)}, {@link #ephemeral(String)}, {@link #reserved(String)}
- * or {@link #toBuilder()}; check it with {@link #validate()}. Instances are values: {@link #equals}
- * compares every field. Thread-safe.
+ * <p>Build one with {@link #durable(String)}, {@link #ephemeral(String)}, {@link
+ * #reservedStream(String)} or {@link #toBuilder()}; check it with {@link #validate()}. Instances
+ * are values: {@link #equals} compares every field. Thread-safe.
  */
 public final class QueueConfig {
   /** Default topic filters when none are given: everything. */

@@ -60,7 +60,7 @@ public interface ConsumerGroups {
    * @throws GroupModeMismatchException if the group exists in the other mode
    * @throws IllegalArgumentException if the consumer id is empty, or the group id is empty after
    *     applying the default rule
-   * @throws io.queuebridge.core.InvalidConfigException if the pattern is not a valid filter
+   * @throws io.queuebridge.core.errors.InvalidConfigException if the pattern is not a valid filter
    */
   ConsumerGroupState join(
       String queue, String pattern, String groupId, String consumerId, CursorOption cursor);
