@@ -1,11 +1,14 @@
 package io.queuebridge.connect.common;
 
+import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -148,6 +151,40 @@ public abstract class QueueConnectorConfig extends AbstractConfig {
    */
   public Map<String, String> storeConfig() {
     return StoreSettings.providerConfig(originalsStrings());
+  }
+
+  /**
+   * A lease on the configured store ({@link StoreSettings#acquire}): opened if nobody in this
+   * worker holds it yet. Blocks while the store opens; close the lease to release it.
+   *
+   * @throws io.queuebridge.core.errors.InvalidConfigException for an unknown type or a bad
+   *     configuration (secrets not quoted)
+   * @throws io.queuebridge.core.errors.QueueStoreException if the store cannot be opened
+   * @throws org.apache.kafka.connect.errors.ConnectException if the failure quoted a secret
+   */
+  public SharedStores.Lease acquireStore() {
+    return StoreSettings.acquire(storeType(), storeConfig());
+  }
+
+  /**
+   * For a connector's {@code validate()}: lets the store provider check the {@code queue.store.*}
+   * keys without opening anything, adding a refusal to {@code result} on the key it names (see
+   * {@link StoreSettings#validateProvider}).
+   *
+   * @return whether the provider accepted them
+   */
+  public boolean validateStoreKeys(Config result) {
+    return StoreSettings.validateProvider(result, storeType(), storeConfig());
+  }
+
+  /**
+   * For a connector's {@code validate()}: runs {@code check} on a lease of the configured store,
+   * adding a store that cannot be opened to {@code result} (see {@link
+   * StoreSettings#checkWithStore}). Opens the store if nobody in this worker holds it yet, so call
+   * it only after {@link #validateStoreKeys} accepted the keys.
+   */
+  public void checkWithStore(Config result, Consumer<SharedStores.Lease> check) {
+    StoreSettings.checkWithStore(result, storeType(), storeConfig(), check);
   }
 
   public Duration retryBackoff() {

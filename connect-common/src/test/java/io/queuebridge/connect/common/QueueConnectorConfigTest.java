@@ -3,11 +3,15 @@ package io.queuebridge.connect.common;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.SharedStores;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
@@ -125,6 +129,35 @@ class QueueConnectorConfigTest {
     assertThat(defaults.storeType()).isEqualTo("file");
     assertThat(defaults.retryBackoff()).isEqualTo(Duration.ofSeconds(1));
     assertThat(defaults.toleratesErrors()).isFalse();
+  }
+
+  @Test
+  void theStoreHelpersUseTheConfiguredStore() {
+    TestConfig refused =
+        new TestConfig(Map.of("queue.store.type", "memory", "queue.store.nme", "typo"));
+    Config result = new Config(new ArrayList<>());
+    assertThat(refused.validateStoreKeys(result)).isFalse();
+    assertThat(result.configValues())
+        .extracting(ConfigValue::name)
+        .containsExactly("queue.store.nme");
+
+    TestConfig config =
+        new TestConfig(Map.of("queue.store.type", "memory", "queue.store.name", "helpers"));
+    Config ok = new Config(new ArrayList<>());
+    assertThat(config.validateStoreKeys(ok)).isTrue();
+    List<SharedStores.Lease> checked = new ArrayList<>();
+    try (SharedStores.Lease lease = config.acquireStore()) {
+      lease.manager().createQueue(QueueConfig.durable("q").build());
+      config.checkWithStore(ok, checked::add);
+      assertThat(checked)
+          .singleElement()
+          .satisfies(
+              l ->
+                  assertThat(l.manager().listQueues())
+                      .extracting(QueueConfig::name)
+                      .containsExactly("q"));
+    }
+    assertThat(ConfigErrors.any(ok)).isFalse();
   }
 
   @Test

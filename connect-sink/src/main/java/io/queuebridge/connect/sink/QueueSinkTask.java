@@ -1,6 +1,5 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
@@ -98,7 +97,7 @@ public class QueueSinkTask extends SinkTask {
     config = new QueueSinkConfig(props);
     RecordMapper mapper = new RecordMapper(config);
     ErrantRecordReporter reporter = ErrantRecords.reporter(context, config.toleratesErrors());
-    lease = StoreSettings.acquire(config.storeType(), config.storeConfig());
+    lease = config.acquireStore();
     QueueManager manager;
     try {
       manager = lease.manager();

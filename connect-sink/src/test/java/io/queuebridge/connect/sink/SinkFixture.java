@@ -1,6 +1,6 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.connect.common.StoreSettings;
+import io.queuebridge.connect.common.TestMetrics;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.store.QueueStore;
@@ -45,7 +45,7 @@ final class SinkFixture implements AutoCloseable {
     all.put(QueueSinkConfig.STORE_PATH_CONFIG, dir.toString());
     all.putAll(props);
     config = new QueueSinkConfig(all);
-    lease = StoreSettings.acquire(config.storeType(), config.storeConfig());
+    lease = config.acquireStore();
     lease.manager().declareProtectedStream(config.streamContract());
   }
 
@@ -81,11 +81,7 @@ final class SinkFixture implements AutoCloseable {
 
   /** The value of one of the task's metrics. */
   Object metric(String name) {
-    return metrics.metrics().entrySet().stream()
-        .filter(e -> e.getKey().name().equals(name))
-        .findFirst()
-        .map(e -> e.getValue().metricValue())
-        .orElseThrow(() -> new AssertionError("no metric " + name));
+    return TestMetrics.value(metrics, name);
   }
 
   /** Records {@code from} to {@code to} (exclusive) of {@code tp}, bytes keys and values. */
