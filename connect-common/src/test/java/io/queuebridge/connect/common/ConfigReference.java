@@ -1,5 +1,7 @@
 package io.queuebridge.connect.common;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -76,6 +78,28 @@ public final class ConfigReference {
 
   private static String cell(String s) {
     return s.replace("|", "\\|").replace("\n", " ");
+  }
+
+  /**
+   * Checks that the section {@code name} of {@code doc} is the {@link #markdown} of {@code def};
+   * with {@code -Dqueuebridge.docs.update=true} it rewrites the section first.
+   *
+   * @param what the reference, for the failure message
+   * @throws AssertionError if the section drifted from {@code def}
+   * @throws IllegalStateException if the markers are missing
+   */
+  public static void assertUpToDate(Path doc, String name, ConfigDef def, String what)
+      throws IOException {
+    String generated = markdown(def).strip() + "\n";
+    if (Boolean.getBoolean("queuebridge.docs.update")) {
+      writeSection(doc, name, generated);
+    }
+    assertThat(section(doc, name))
+        .as(
+            what
+                + " is out of date; regenerate it with -Dqueuebridge.docs.update=true (see this"
+                + " test's javadoc)")
+        .isEqualTo(generated);
   }
 
   /**

@@ -8,33 +8,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.Config;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
-import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.junit.jupiter.api.Test;
 
 class StoreSettingsTest {
   private static final String SECRET = "s3cr3t-Pa55";
-
-  private static ConfigDef def() {
-    ConfigDef def = new ConfigDef();
-    StoreSettings.define(def);
-    return def;
-  }
-
-  @Test
-  void definesTypePathAndPasswordInTheStoreGroup() {
-    ConfigDef def = def();
-    assertThat(def.configKeys())
-        .containsOnlyKeys("queue.store.type", "queue.store.path", "queue.store.password");
-    assertThat(def.configKeys().get("queue.store.password").type)
-        .isEqualTo(ConfigDef.Type.PASSWORD);
-    assertThat(def.configKeys().get("queue.store.type").defaultValue).isEqualTo("file");
-    assertThat(def.groups()).containsExactly(StoreSettings.GROUP);
-  }
 
   @Test
   void everyStoreKeyButTheTypeIsPassedToTheProviderWithoutThePrefix() {
@@ -52,36 +32,6 @@ class StoreSettingsTest {
             Map.entry("pool.size", "4"),
             Map.entry("url", "jdbc:postgresql://db:5432/qb"),
             Map.entry("user", "queuebridge"));
-  }
-
-  @Test
-  void passwordIsHiddenInTheParsedValuesThatAbstractConfigLogs() {
-    AbstractConfig config =
-        new AbstractConfig(def(), Map.of("queue.store.password", SECRET), false);
-    assertThat(config.values().get("queue.store.password")).isInstanceOf(Password.class);
-    assertThat(config.values().toString()).doesNotContain(SECRET).contains("[hidden]");
-    assertThat(StoreSettings.providerConfig(config.originalsStrings()))
-        .containsEntry("password", SECRET);
-  }
-
-  @Test
-  void errorsToleranceAllIsReadFromTheRawProperties() {
-    assertThat(StoreSettings.toleratesErrors(Map.of("errors.tolerance", " ALL "))).isTrue();
-    assertThat(StoreSettings.toleratesErrors(Map.of("errors.tolerance", "none"))).isFalse();
-    assertThat(StoreSettings.toleratesErrors(Map.of())).isFalse();
-  }
-
-  @Test
-  void typeValidatorNamesTheInstalledProviders() {
-    Config result =
-        new Config(new ArrayList<>(def().validate(Map.of("queue.store.type", "nosuch"))));
-    assertThat(errors(result, "queue.store.type"))
-        .singleElement()
-        .asString()
-        .contains("nosuch")
-        .contains("installed")
-        .contains("memory")
-        .contains("file");
   }
 
   @Test

@@ -1,6 +1,6 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.connect.common.StoreSettings;
+import io.queuebridge.connect.common.QueueConnectorConfig;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueType;
 import io.queuebridge.core.RetentionPolicy;
@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -16,9 +15,10 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 
 /**
  * The sink connector's configuration, parsed once. Connector and task share {@link #CONFIG_DEF}.
- * Store keys ({@code queue.store.*}) are the ones both connectors share: see {@link StoreSettings}.
+ * The store keys ({@code queue.store.*}), {@code queue.retry.backoff.ms} and {@code
+ * errors.tolerance} are the ones both connectors share: see {@link QueueConnectorConfig}.
  */
-public final class QueueSinkConfig extends AbstractConfig {
+public final class QueueSinkConfig extends QueueConnectorConfig {
 
   /** How records are routed into queues. */
   public enum Routing {
@@ -29,9 +29,7 @@ public final class QueueSinkConfig extends AbstractConfig {
   }
 
   public static final String STREAM_GROUP = "Stream";
-  public static final String STORE_GROUP = StoreSettings.GROUP;
   public static final String MAPPING_GROUP = "Record mapping";
-  public static final String FLOW_GROUP = "Flow control";
 
   public static final String QUEUE_NAME_CONFIG = "queue.name";
   private static final String QUEUE_NAME_DOC =
@@ -80,11 +78,6 @@ public final class QueueSinkConfig extends AbstractConfig {
       "Time to live of each message from append, in milliseconds; 0 = never expires (contract"
           + " field limits.message_ttl).";
 
-  public static final String STORE_PREFIX = StoreSettings.PREFIX;
-  public static final String STORE_TYPE_CONFIG = StoreSettings.TYPE_CONFIG;
-  public static final String STORE_PATH_CONFIG = StoreSettings.PATH_CONFIG;
-  public static final String STORE_PASSWORD_CONFIG = StoreSettings.PASSWORD_CONFIG;
-
   public static final String FORWARD_KEY_CONFIG = "forward.kafka.key";
   private static final String FORWARD_KEY_DOC = "Keep each record's key.";
 
@@ -98,8 +91,6 @@ public final class QueueSinkConfig extends AbstractConfig {
           + " partition, offset) as message properties. Restoring a topic byte for byte needs"
           + " this.";
 
-  public static final String RETRY_BACKOFF_MS_CONFIG = "queue.retry.backoff.ms";
-  public static final long RETRY_BACKOFF_MS_DEFAULT = 1_000;
   private static final String RETRY_BACKOFF_MS_DOC =
       "After a transient store error or a queue refusing a batch as full, how long the task keeps"
           + " its partitions paused before it resumes them (rewound to the records not yet"
@@ -214,7 +205,7 @@ public final class QueueSinkConfig extends AbstractConfig {
         Width.SHORT,
         "Message TTL (ms)");
 
-    StoreSettings.define(def);
+    defineStoreKeys(def);
 
     order = 0;
     def.define(
@@ -249,17 +240,7 @@ public final class QueueSinkConfig extends AbstractConfig {
         "Keep timestamps and coordinates");
 
     order = 0;
-    def.define(
-        RETRY_BACKOFF_MS_CONFIG,
-        Type.LONG,
-        RETRY_BACKOFF_MS_DEFAULT,
-        ConfigDef.Range.between(0, Duration.ofMinutes(10).toMillis()),
-        Importance.LOW,
-        RETRY_BACKOFF_MS_DOC,
-        FLOW_GROUP,
-        ++order,
-        Width.SHORT,
-        "Retry backoff (ms)");
+    defineRetryBackoff(def, ++order, RETRY_BACKOFF_MS_DOC);
     def.define(
         WRITE_PIPELINED_CONFIG,
         Type.BOOLEAN,
@@ -318,18 +299,6 @@ public final class QueueSinkConfig extends AbstractConfig {
     };
   }
 
-  public String storeType() {
-    return getString(STORE_TYPE_CONFIG);
-  }
-
-  /**
-   * The store provider's configuration: every {@code queue.store.*} key but the type, without the
-   * prefix, in key order (see {@link StoreSettings#providerConfig}). Holds secrets: never log it.
-   */
-  public Map<String, String> storeConfig() {
-    return StoreSettings.providerConfig(originalsStrings());
-  }
-
   public boolean forwardKey() {
     return getBoolean(FORWARD_KEY_CONFIG);
   }
@@ -342,17 +311,8 @@ public final class QueueSinkConfig extends AbstractConfig {
     return getBoolean(FORWARD_METADATA_CONFIG);
   }
 
-  public Duration retryBackoff() {
-    return Duration.ofMillis(getLong(RETRY_BACKOFF_MS_CONFIG));
-  }
-
   public boolean pipelinedWrites() {
     return getBoolean(WRITE_PIPELINED_CONFIG);
-  }
-
-  /** Whether the framework's {@code errors.tolerance} is {@code all} (from the raw props). */
-  public boolean toleratesErrors() {
-    return StoreSettings.toleratesErrors(originals());
   }
 
   /** Prints the configuration reference (reStructuredText) for the docs. */

@@ -1,7 +1,6 @@
 package io.queuebridge.connect.sink;
 
 import io.queuebridge.connect.common.ConfigErrors;
-import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
@@ -67,12 +66,9 @@ public class QueueSinkConnector extends SinkConnector {
       return config;
     }
     QueueSinkConfig parsed = new QueueSinkConfig(connectorConfigs);
-    Map<String, String> store = parsed.storeConfig();
-    if (!StoreSettings.validateProvider(config, parsed.storeType(), store)) {
-      return config;
+    if (parsed.validateStoreKeys(config)) {
+      parsed.checkWithStore(config, lease -> reportDrift(config, parsed, lease));
     }
-    StoreSettings.checkWithStore(
-        config, parsed.storeType(), store, lease -> reportDrift(config, parsed, lease));
     return config;
   }
 

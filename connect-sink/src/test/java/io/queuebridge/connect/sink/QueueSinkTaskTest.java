@@ -1,5 +1,6 @@
 package io.queuebridge.connect.sink;
 
+import static io.queuebridge.connect.sink.SinkFixture.records;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.queuebridge.core.KafkaCoordinates;
@@ -7,7 +8,6 @@ import io.queuebridge.core.Message;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.SharedStores;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,11 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
-import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,22 +86,6 @@ class QueueSinkTaskTest {
       current.put(tp, new OffsetAndMetadata(Long.MAX_VALUE));
     }
     return task.preCommit(current);
-  }
-
-  private static List<SinkRecord> records(TopicPartition tp, long from, long to) {
-    List<SinkRecord> out = new ArrayList<>();
-    for (long o = from; o < to; o++) {
-      out.add(
-          new SinkRecord(
-              tp.topic(),
-              tp.partition(),
-              Schema.OPTIONAL_BYTES_SCHEMA,
-              ("k" + o).getBytes(StandardCharsets.UTF_8),
-              Schema.OPTIONAL_BYTES_SCHEMA,
-              (tp.partition() + "-" + o).getBytes(StandardCharsets.UTF_8),
-              o));
-    }
-    return out;
   }
 
   private List<Message> stream() {
@@ -324,60 +304,12 @@ class QueueSinkTaskTest {
     }
   }
 
-  /** Connect's task context, reduced to what the task uses; records rewinds and timeouts. */
-  private final class FakeContext implements SinkTaskContext {
-    final Map<TopicPartition, Long> rewinds = new HashMap<>();
-    final Set<TopicPartition> paused = new HashSet<>();
-    final Set<TopicPartition> assignment;
-    long timeoutMs = -1;
-    private final PluginMetrics pluginMetrics =
-        new PluginMetricsImpl(metrics, new LinkedHashMap<>(Map.of("task", "t" + tasks.size())));
-
+  /** Connect's task context with this test's plugin metrics, one set of tags per task. */
+  private final class FakeContext extends FakeSinkTaskContext {
     FakeContext(TopicPartition... assigned) {
-      this.assignment = Set.of(assigned);
-    }
-
-    @Override
-    public Map<String, String> configs() {
-      return Map.of();
-    }
-
-    @Override
-    public void offset(Map<TopicPartition, Long> offsets) {
-      rewinds.putAll(offsets);
-    }
-
-    @Override
-    public void offset(TopicPartition tp, long offset) {
-      rewinds.put(tp, offset);
-    }
-
-    @Override
-    public void timeout(long timeoutMs) {
-      this.timeoutMs = timeoutMs;
-    }
-
-    @Override
-    public Set<TopicPartition> assignment() {
-      return assignment;
-    }
-
-    @Override
-    public void pause(TopicPartition... partitions) {
-      paused.addAll(List.of(partitions));
-    }
-
-    @Override
-    public void resume(TopicPartition... partitions) {
-      List.of(partitions).forEach(paused::remove);
-    }
-
-    @Override
-    public void requestCommit() {}
-
-    @Override
-    public PluginMetrics pluginMetrics() {
-      return pluginMetrics;
+      super(
+          new PluginMetricsImpl(metrics, new LinkedHashMap<>(Map.of("task", "t" + tasks.size()))),
+          assigned);
     }
   }
 }

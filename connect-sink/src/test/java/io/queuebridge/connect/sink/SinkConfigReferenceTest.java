@@ -1,7 +1,5 @@
 package io.queuebridge.connect.sink;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.queuebridge.connect.common.ConfigReference;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -18,14 +16,7 @@ class SinkConfigReferenceTest {
 
   @Test
   void readmeConfigReferenceMatchesTheConfigDef() throws Exception {
-    String generated = ConfigReference.markdown(QueueSinkConfig.CONFIG_DEF).strip() + "\n";
-    if (Boolean.getBoolean("queuebridge.docs.update")) {
-      ConfigReference.writeSection(README, SECTION, generated);
-    }
-    assertThat(ConfigReference.section(README, SECTION))
-        .as(
-            "README.md's sink configuration reference is out of date; regenerate it with"
-                + " -Dqueuebridge.docs.update=true (see this test's javadoc)")
-        .isEqualTo(generated);
+    ConfigReference.assertUpToDate(
+        README, SECTION, QueueSinkConfig.CONFIG_DEF, "README.md's sink configuration reference");
   }
 }

@@ -1,6 +1,6 @@
 package io.queuebridge.connect.source;
 
-import io.queuebridge.connect.common.StoreSettings;
+import io.queuebridge.connect.common.QueueConnectorConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -18,14 +17,14 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * The source connector's configuration, parsed once; connector and task share {@link #CONFIG_DEF}.
  *
- * <p>Store keys ({@code queue.store.*}) are the ones both connectors share: see {@link
- * StoreSettings}. Two internal keys ({@link #TASK_QUEUES_CONFIG}, {@link #TASK_INDEX_CONFIG}) carry
- * a task's assignment from {@link QueueSourceConnector#taskConfigs} to the task; they are not
- * documented for users.
+ * <p>The store keys ({@code queue.store.*}), {@code queue.retry.backoff.ms} and {@code
+ * errors.tolerance} are the ones both connectors share: see {@link QueueConnectorConfig}. Two
+ * internal keys ({@link #TASK_QUEUES_CONFIG}, {@link #TASK_INDEX_CONFIG}) carry a task's assignment
+ * from {@link QueueSourceConnector#taskConfigs} to the task; they are not documented for users.
  *
  * <p>Immutable and thread-safe once built.
  */
-public final class QueueSourceConfig extends AbstractConfig {
+public final class QueueSourceConfig extends QueueConnectorConfig {
 
   /** How the queues are spread over the tasks. */
   public enum ConsumerMode {
@@ -44,10 +43,8 @@ public final class QueueSourceConfig extends AbstractConfig {
   }
 
   public static final String QUEUES_GROUP = "Queues";
-  public static final String STORE_GROUP = StoreSettings.GROUP;
   public static final String START_GROUP = "Start position";
   public static final String KAFKA_GROUP = "Kafka records";
-  public static final String FLOW_GROUP = "Flow control";
 
   public static final String QUEUE_NAMES_CONFIG = "queue.names";
   private static final String QUEUE_NAMES_DOC =
@@ -83,11 +80,6 @@ public final class QueueSourceConfig extends AbstractConfig {
       "'dedicated': each queue is assigned to exactly one task (round robin), which keeps the"
           + " order of each queue. 'shared': every task reads every queue as a competing consumer"
           + " of one queue-mode group (no order); classic queues only.";
-
-  public static final String STORE_PREFIX = StoreSettings.PREFIX;
-  public static final String STORE_TYPE_CONFIG = StoreSettings.TYPE_CONFIG;
-  public static final String STORE_PATH_CONFIG = StoreSettings.PATH_CONFIG;
-  public static final String STORE_PASSWORD_CONFIG = StoreSettings.PASSWORD_CONFIG;
 
   public static final String START_POSITION_CONFIG = "start.position";
   public static final String START_POSITION_DEFAULT = "earliest";
@@ -191,8 +183,6 @@ public final class QueueSourceConfig extends AbstractConfig {
           + " progress mark for lag and retention; Connect's offsets decide where a restart"
           + " resumes).";
 
-  public static final String RETRY_BACKOFF_MS_CONFIG = "queue.retry.backoff.ms";
-  public static final long RETRY_BACKOFF_MS_DEFAULT = 1_000;
   private static final String RETRY_BACKOFF_MS_DOC =
       "How long a task waits before polling again after a transient store error.";
 
@@ -204,9 +194,6 @@ public final class QueueSourceConfig extends AbstractConfig {
 
   /** The framework's connector name key. */
   public static final String NAME_CONFIG = "name";
-
-  /** The framework's error tolerance key, read raw (its meaning stays Connect's). */
-  public static final String ERRORS_TOLERANCE_CONFIG = StoreSettings.ERRORS_TOLERANCE_CONFIG;
 
   /** Placeholders of {@link #TOPIC_TEMPLATE_CONFIG}. */
   public static final String QUEUE_PLACEHOLDER = "${queue}";
@@ -290,7 +277,7 @@ public final class QueueSourceConfig extends AbstractConfig {
         "Consumer mode",
         new ValuesRecommender("dedicated", "shared"));
 
-    StoreSettings.define(def);
+    defineStoreKeys(def);
 
     order = 0;
     def.define(
@@ -464,17 +451,7 @@ public final class QueueSourceConfig extends AbstractConfig {
         ++order,
         Width.SHORT,
         "Group commit interval (ms)");
-    def.define(
-        RETRY_BACKOFF_MS_CONFIG,
-        Type.LONG,
-        RETRY_BACKOFF_MS_DEFAULT,
-        ConfigDef.Range.between(0, Duration.ofMinutes(10).toMillis()),
-        Importance.LOW,
-        RETRY_BACKOFF_MS_DOC,
-        FLOW_GROUP,
-        ++order,
-        Width.SHORT,
-        "Retry backoff (ms)");
+    defineRetryBackoff(def, ++order, RETRY_BACKOFF_MS_DOC);
 
     def.defineInternal(TASK_QUEUES_CONFIG, Type.LIST, "", Importance.LOW);
     def.defineInternal(TASK_INDEX_CONFIG, Type.INT, 0, Importance.LOW);
@@ -512,18 +489,6 @@ public final class QueueSourceConfig extends AbstractConfig {
 
   public ConsumerMode consumerMode() {
     return consumerMode;
-  }
-
-  public String storeType() {
-    return getString(STORE_TYPE_CONFIG);
-  }
-
-  /**
-   * The store provider's configuration: every {@code queue.store.*} key but the type, without the
-   * prefix, in key order (see {@link StoreSettings#providerConfig}). Holds secrets: never log it.
-   */
-  public Map<String, String> storeConfig() {
-    return StoreSettings.providerConfig(originalsStrings());
   }
 
   public StartPosition startPosition() {
@@ -592,15 +557,6 @@ public final class QueueSourceConfig extends AbstractConfig {
 
   public Duration commitInterval() {
     return Duration.ofMillis(getLong(COMMIT_INTERVAL_MS_CONFIG));
-  }
-
-  public Duration retryBackoff() {
-    return Duration.ofMillis(getLong(RETRY_BACKOFF_MS_CONFIG));
-  }
-
-  /** Whether the framework's {@code errors.tolerance} is {@code all} (from the raw props). */
-  public boolean toleratesErrors() {
-    return StoreSettings.toleratesErrors(originals());
   }
 
   /** The queues assigned to this task (internal key). */

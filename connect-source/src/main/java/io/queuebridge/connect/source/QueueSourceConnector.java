@@ -1,7 +1,6 @@
 package io.queuebridge.connect.source;
 
 import io.queuebridge.connect.common.ConfigErrors;
-import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.connect.source.QueueSourceConfig.ConsumerMode;
 import io.queuebridge.connect.source.QueueSourceConfig.StartPosition;
 import io.queuebridge.core.CursorOption;
@@ -71,7 +70,7 @@ public class QueueSourceConnector extends SourceConnector {
     this.config = parsed;
     this.props = Map.copyOf(props);
     try {
-      lease = StoreSettings.acquire(parsed.storeType(), parsed.storeConfig());
+      lease = parsed.acquireStore();
     } catch (RuntimeException e) {
       throw SourceErrors.toConnect("cannot open the store", e);
     }
@@ -193,15 +192,12 @@ public class QueueSourceConnector extends SourceConnector {
     QueueSourceConfig parsed = new QueueSourceConfig(connectorConfigs);
     crossFieldErrors(parsed)
         .forEach((key, messages) -> messages.forEach(m -> ConfigErrors.add(result, key, m)));
-    Map<String, String> store = parsed.storeConfig();
-    if (!StoreSettings.validateProvider(result, parsed.storeType(), store)) {
+    if (!parsed.validateStoreKeys(result)) {
       return result;
     }
     if (parsed.consumerMode() == ConsumerMode.SHARED && !ConfigErrors.any(result)) {
-      StoreSettings.checkWithStore(
+      parsed.checkWithStore(
           result,
-          parsed.storeType(),
-          store,
           lease -> {
             List<String> streams =
                 QueueSelection.streams(QueueSelection.resolve(parsed, lease.manager()));
@@ -313,7 +309,7 @@ public class QueueSourceConnector extends SourceConnector {
         SourceOffsets.validateOffset(e.getKey(), e.getValue());
       }
     }
-    try (SharedStores.Lease l = StoreSettings.acquire(parsed.storeType(), parsed.storeConfig())) {
+    try (SharedStores.Lease l = parsed.acquireStore()) {
       ConsumerGroups groups = l.manager().consumerGroups();
       for (Map.Entry<Map<String, ?>, Map<String, ?>> e : offsets.entrySet()) {
         String queue = SourceOffsets.queueOf(e.getKey());

@@ -1,6 +1,5 @@
 package io.queuebridge.connect.source;
 
-import io.queuebridge.connect.common.StoreSettings;
 import io.queuebridge.connect.source.QueueSourceConfig.ConsumerMode;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.QueueConfig;
@@ -96,7 +95,7 @@ public class QueueSourceTask extends SourceTask {
   public void start(Map<String, String> props) {
     config = new QueueSourceConfig(props);
     try {
-      lease = StoreSettings.acquire(config.storeType(), config.storeConfig());
+      lease = config.acquireStore();
     } catch (RuntimeException e) {
       throw SourceErrors.toConnect("cannot open the store", e);
     }

@@ -1,5 +1,6 @@
 package io.queuebridge.connect.source;
 
+import io.queuebridge.connect.common.TestMetrics;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,10 +52,6 @@ final class FakeTaskContext implements SourceTaskContext {
 
   /** The value of a plugin metric of this task. */
   Object metric(String name) {
-    return metrics.metrics().entrySet().stream()
-        .filter(e -> e.getKey().name().equals(name))
-        .findFirst()
-        .map(e -> e.getValue().metricValue())
-        .orElseThrow(() -> new AssertionError("no metric " + name));
+    return TestMetrics.value(metrics, name);
   }
 }
