@@ -203,6 +203,14 @@ public final class QueueManager {
         new ManagerLifecycle(state, config, queues, registry, loops, delivery, captureDispatcher);
   }
 
+  /** The group engine's redelivery times go to the delivery engine's timers. */
+  private void redeliveryDue(String queue, Instant at) {
+    DeliveryEngine engine = delivery; // null only while the constructor runs
+    if (engine != null) {
+      engine.redeliveryDue(queue, at);
+    }
+  }
+
   // ------------------------------------------------------------------------------------------
   // Lifecycle (BEHAVIOUR M-START, M-LOOPS, Q-STOP): ManagerLifecycle, ManagerLoops
   // ------------------------------------------------------------------------------------------
@@ -223,14 +231,6 @@ public final class QueueManager {
    */
   public void start() {
     lifecycle.start();
-  }
-
-  /** The group engine's redelivery times go to the delivery engine's timers. */
-  private void redeliveryDue(String queue, Instant at) {
-    DeliveryEngine engine = delivery; // null only while the constructor runs
-    if (engine != null) {
-      engine.redeliveryDue(queue, at);
-    }
   }
 
   /**
@@ -818,6 +818,15 @@ public final class QueueManager {
     return subscriptions.awaitAppend(queue, offset, timeout);
   }
 
+  /**
+   * The consumer-group engine over this manager's store: subscriptions, claims, settlement, stream
+   * cursors, dead letters. One per manager, so every group mutation of the store is serialised by
+   * one lock.
+   */
+  public ConsumerGroups consumerGroups() {
+    return consumerGroups;
+  }
+
   // ------------------------------------------------------------------------------------------
   // Package-private accessors (tests in this package)
   // ------------------------------------------------------------------------------------------
@@ -831,7 +840,7 @@ public final class QueueManager {
     return router.effectiveAckDurability(queue);
   }
 
-  /** The delivery engine installs itself here; see {@link DeliveryScheduler}. */
+  /** Installs {@code scheduler} in place of the delivery engine; see {@link DeliveryScheduler}. */
   void deliveryScheduler(DeliveryScheduler scheduler) {
     deliveryHook.install(scheduler);
   }
@@ -844,14 +853,5 @@ public final class QueueManager {
   /** The capture dispatcher, for tests in this package. */
   CaptureDispatcher captureDispatcher() {
     return captureDispatcher;
-  }
-
-  /**
-   * The consumer-group engine over this manager's store: subscriptions, claims, settlement, stream
-   * cursors, dead letters. One per manager, so every group mutation of the store is serialised by
-   * one lock.
-   */
-  public ConsumerGroups consumerGroups() {
-    return consumerGroups;
   }
 }
