@@ -9,7 +9,6 @@ import io.queuebridge.core.errors.DurableSyncUnsupportedException;
 import io.queuebridge.core.errors.GroupModeMismatchException;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
-import io.queuebridge.core.errors.ProtectedQueueContractDriftException.FieldMismatch;
 import io.queuebridge.core.errors.ProtectedQueueMutationException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueException;
@@ -31,26 +30,12 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
-import io.queuebridge.core.topic.TopicFilters;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.IntConsumer;
-import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The queue core's facade: queue administration, the three publish paths and protected durable
@@ -107,50 +92,27 @@ import org.slf4j.LoggerFactory;
  * never hold it across an append, so a slow barrier never blocks a contract reload.
  */
 public final class QueueManager {
-  private static final Logger LOG = LoggerFactory.getLogger(QueueManager.class);
-  private static final String AUTO_QUEUE_ROOT = "$queue/";
-
-  /** Process-wide message id sequence (BEHAVIOUR Q-MSG): not unique across restarts. */
-  private static final AtomicLong MESSAGE_IDS = new AtomicLong();
-
-  private enum State {
-    NEW,
-    RUNNING,
-    STOPPED
-  }
-
-  private final Storage storage;
-  private final DurableQueueStore queues;
-  private final ConsumerGroupStore groups;
-  private final QueueManagerConfig config;
-  private final Clock clock;
-  private final AckDurability defaultAckDurability;
-  private final CaptureDispatcher capture;
+  // The engines the collaborators share; built here, owned by the manager.
   private final GroupCoordinator consumerGroups;
   private final DeliveryEngine delivery;
+  private final CaptureDispatcher captureDispatcher;
+  private final DeliveryHook deliveryHook;
 
-  private final ReentrantReadWriteLock contractLock = new ReentrantReadWriteLock();
-  // Replaced wholesale under the write side of contractLock; an unmodifiable map sorted by name.
-  private volatile Map<String, QueueConfig> contracts;
-  // The error building the configured contracts, surfaced by validate/start until a replace.
-  private volatile RuntimeException contractBuildError;
-
-  private final Object lifecycle = new Object();
-  private volatile State state = State.NEW;
-  private volatile boolean shutdownComplete;
-  private volatile DeliveryScheduler deliveryScheduler;
-
-  // The periodic loops: tasks on the scheduler, a gate stop takes to wait for a running one.
-  private final ReentrantReadWriteLock loopGate = new ReentrantReadWriteLock();
-  private final List<PeriodicScheduler.Cancellable> loopTasks = new ArrayList<>(); // lifecycle
-  private ThreadPeriodicScheduler ownScheduler; // guarded by lifecycle
-  private volatile boolean loopsStopped;
+  // One collaborator per job; each method below delegates to one of them.
+  private final ManagerLifecycle lifecycle;
+  private final QueueAdministration administration;
+  private final PublishRouter router;
+  private final TopicCapture capture;
+  private final DurableStreamWriter durableStreams;
+  private final ContractRegistry registry;
+  private final Subscriptions subscriptions;
 
   /**
    * The delivery engine's hook: told after every successful append, queue creation and subscription
-   * ({@link #schedule}) and after a queue is deleted ({@link #unschedule}). By default it forwards
-   * to the manager's {@link DeliveryEngine}; tests may replace it. Implementations must not block;
-   * they run on the appending thread (a publisher or a capture worker).
+   * ({@link #schedule}) and after a queue is deleted ({@link #unschedule}). By default the {@link
+   * DeliveryHook} calls the manager's {@link DeliveryEngine}; tests may install one of these
+   * instead ({@link #deliveryScheduler(DeliveryScheduler)}). Implementations must not block; they
+   * run on the appending thread (a publisher or a capture worker).
    */
   interface DeliveryScheduler {
     DeliveryScheduler NONE =
@@ -177,28 +139,11 @@ public final class QueueManager {
    * @param config the configuration
    */
   public QueueManager(Storage storage, QueueManagerConfig config) {
-    this.storage = Objects.requireNonNull(storage, "storage");
-    this.config = Objects.requireNonNull(config, "config");
-    this.queues = Objects.requireNonNull(storage.queues(), "storage.queues()");
-    this.groups = Objects.requireNonNull(storage.groups(), "storage.groups()");
-    this.clock = config.clock();
-    if (config.ackDurability() == AckDurability.FSYNC && !queues.supportsDurableSync()) {
-      LOG.warn(
-          "Ack durability fsync requested but store {} cannot make an append durable;"
-              + " acknowledging buffered",
-          storage.description());
-      this.defaultAckDurability = AckDurability.BUFFERED;
-    } else {
-      this.defaultAckDurability = config.ackDurability();
-    }
-    Map<String, QueueConfig> built;
-    try {
-      built = ProtectedContracts.build(config.protectedQueueContracts());
-    } catch (InvalidConfigException e) {
-      contractBuildError = e;
-      built = Map.of();
-    }
-    this.contracts = built;
+    Objects.requireNonNull(storage, "storage");
+    Objects.requireNonNull(config, "config");
+    DurableQueueStore queues = Objects.requireNonNull(storage.queues(), "storage.queues()");
+    ConsumerGroupStore groups = Objects.requireNonNull(storage.groups(), "storage.groups()");
+    Clock clock = config.clock();
     GroupCoordinator.Builder groupsBuilder =
         GroupCoordinator.builder(queues, groups)
             .clock(clock)
@@ -224,29 +169,50 @@ public final class QueueManager {
             .workers(config.deliveryWorkers())
             .threadPrefix("queuebridge-delivery")
             .build();
-    this.deliveryScheduler =
-        new DeliveryScheduler() {
-          @Override
-          public void schedule(String queue) {
-            delivery.schedule(queue);
-          }
-
-          @Override
-          public void unschedule(String queue) {
-            delivery.unschedule(queue);
-          }
-        };
-    this.capture =
+    this.captureDispatcher =
         new CaptureDispatcher(
             "queuebridge",
             config.captureWorkers(),
             config.captureQueueDepth(),
             config.captureDrainTimeout(),
             clock);
+    this.deliveryHook = new DeliveryHook(delivery);
+    LifecycleState state = new LifecycleState();
+    this.registry =
+        new ContractRegistry(
+            config.protectedQueueContracts(), state, storage, queues, deliveryHook);
+    this.administration = new QueueAdministration(state, queues, registry, deliveryHook);
+    this.router =
+        new PublishRouter(
+            state, storage, queues, administration, clock, deliveryHook, config.ackDurability());
+    this.capture = new TopicCapture(state, queues, captureDispatcher, router);
+    this.durableStreams =
+        new DurableStreamWriter(state, storage, queues, registry, clock, deliveryHook);
+    this.subscriptions =
+        new Subscriptions(
+            state,
+            queues,
+            administration,
+            consumerGroups,
+            delivery,
+            deliveryHook,
+            config.deliveryBatchSize());
+    ManagerLoops loops =
+        new ManagerLoops(config, queues, groups, consumerGroups, administration, deliveryHook);
+    this.lifecycle =
+        new ManagerLifecycle(state, config, queues, registry, loops, delivery, captureDispatcher);
+  }
+
+  /** The group engine's redelivery times go to the delivery engine's timers. */
+  private void redeliveryDue(String queue, Instant at) {
+    DeliveryEngine engine = delivery; // null only while the constructor runs
+    if (engine != null) {
+      engine.redeliveryDue(queue, at);
+    }
   }
 
   // ------------------------------------------------------------------------------------------
-  // Lifecycle (BEHAVIOUR M-START, M-LOOPS, Q-STOP)
+  // Lifecycle (BEHAVIOUR M-START, M-LOOPS, Q-STOP): ManagerLifecycle, ManagerLoops
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -264,99 +230,7 @@ public final class QueueManager {
    * @throws InvalidConfigException if the configured contracts are invalid
    */
   public void start() {
-    synchronized (lifecycle) {
-      if (state == State.RUNNING) {
-        throw new IllegalStateException("queue manager already started");
-      }
-      if (state == State.STOPPED) {
-        throw new IllegalStateException("queue manager is stopped; build a new one");
-      }
-      for (QueueConfig q : config.queueConfigs()) {
-        try {
-          queues.createQueue(q);
-        } catch (QueueAlreadyExistsException e) {
-          LOG.debug("Configured queue {} exists; keeping the stored configuration", q.name());
-        } catch (RuntimeException e) {
-          throw wrap(q.name(), "create configured queue " + q.name(), e);
-        }
-      }
-      validateProtectedQueueContracts();
-      deleteExpiredEphemeralQueues();
-      PeriodicScheduler loops = config.scheduler();
-      if (loops == null) {
-        ownScheduler = new ThreadPeriodicScheduler("queuebridge-loops");
-        loops = ownScheduler;
-      }
-      delivery.start(loops);
-      capture.start();
-      loopTasks.add(
-          loops.schedule(
-              "retention",
-              config.retentionCheckInterval(),
-              () -> runLoop("retention", consumerGroups::retentionPass)));
-      loopTasks.add(
-          loops.schedule(
-              "consumer-cleanup",
-              config.consumerTimeout(),
-              () -> runLoop("consumer cleanup", this::cleanUpConsumers)));
-      state = State.RUNNING;
-    }
-  }
-
-  /** The group engine's redelivery times go to the delivery engine's timers. */
-  private void redeliveryDue(String queue, Instant at) {
-    DeliveryEngine engine = delivery; // null only while the constructor runs
-    if (engine != null) {
-      engine.redeliveryDue(queue, at);
-    }
-  }
-
-  /** Stale members out, then expired ephemeral queues (BEHAVIOUR Q-HEARTBEAT, Q-EPHEMERAL). */
-  private void cleanUpConsumers() {
-    Instant now = clock.instant();
-    consumerGroups.removeStaleConsumers(now);
-    for (String deleted : consumerGroups.expireEphemeralQueues(now)) {
-      deliveryScheduler.unschedule(deleted);
-    }
-  }
-
-  private void runLoop(String name, Runnable body) {
-    ReentrantReadWriteLock.ReadLock gate = loopGate.readLock();
-    if (!gate.tryLock()) {
-      return; // stop is waiting for the loops
-    }
-    try {
-      if (!loopsStopped) {
-        body.run();
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("The {} loop failed; it runs again next period", name, e);
-    } finally {
-      gate.unlock();
-    }
-  }
-
-  /** Cancels the loops and waits up to {@code timeout} for one in progress; whether none is. */
-  private boolean stopLoops(Duration timeout) {
-    loopsStopped = true;
-    for (PeriodicScheduler.Cancellable task : loopTasks) {
-      task.cancel();
-    }
-    loopTasks.clear();
-    if (ownScheduler != null) {
-      ownScheduler.shutdown();
-    }
-    ReentrantReadWriteLock.WriteLock w = loopGate.writeLock();
-    try {
-      if (w.tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-        w.unlock();
-        return true;
-      }
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    lifecycle.start();
   }
 
   /**
@@ -377,22 +251,7 @@ public final class QueueManager {
    *     false
    */
   public void stop() {
-    synchronized (lifecycle) {
-      if (shutdownComplete) {
-        return;
-      }
-      state = State.STOPPED;
-      boolean captureQuiet = capture.stop();
-      boolean deliveryQuiet = delivery.stop(config.deliveryDrainTimeout());
-      boolean loopsQuiet = stopLoops(config.deliveryDrainTimeout());
-      if (!captureQuiet) {
-        throw new CaptureStillRunningException(capture.liveWorkers());
-      }
-      if (!deliveryQuiet || !loopsQuiet) {
-        throw new DeliveryStillRunningException(delivery.liveThreads() + (loopsQuiet ? 0 : 1));
-      }
-      shutdownComplete = true;
-    }
+    lifecycle.stop();
   }
 
   /**
@@ -401,7 +260,7 @@ public final class QueueManager {
    * in-flight append is a use-after-close).
    */
   public boolean shutdownComplete() {
-    return shutdownComplete;
+    return lifecycle.shutdownComplete();
   }
 
   /**
@@ -410,11 +269,14 @@ public final class QueueManager {
    */
   public QueueManagerMetrics metrics() {
     return new QueueManagerMetrics(
-        capture.failures(), capture.dropped(), consumerGroups.metrics(), delivery.metrics());
+        captureDispatcher.failures(),
+        captureDispatcher.dropped(),
+        consumerGroups.metrics(),
+        delivery.metrics());
   }
 
   // ------------------------------------------------------------------------------------------
-  // Administration (BEHAVIOUR M-ADMIN)
+  // Administration (BEHAVIOUR M-ADMIN): QueueAdministration
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -429,21 +291,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public void createQueue(QueueConfig queue) {
-    ensureUsable();
-    Objects.requireNonNull(queue, "queue").validate();
-    ReentrantReadWriteLock.ReadLock read = contractLock.readLock();
-    read.lock();
-    try {
-      checkProtectedMutation(queue);
-      try {
-        queues.createQueue(queue);
-      } catch (RuntimeException e) {
-        throw wrap(queue.name(), "create queue " + queue.name(), e);
-      }
-    } finally {
-      read.unlock();
-    }
-    deliveryScheduler.schedule(queue.name());
+    administration.create(queue);
   }
 
   /**
@@ -458,21 +306,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public void updateQueue(QueueConfig queue) {
-    ensureUsable();
-    Objects.requireNonNull(queue, "queue").validate();
-    ReentrantReadWriteLock.ReadLock read = contractLock.readLock();
-    read.lock();
-    try {
-      checkProtectedMutation(queue);
-      try {
-        queues.getQueue(queue.name());
-        queues.updateQueue(queue);
-      } catch (RuntimeException e) {
-        throw wrap(queue.name(), "update queue " + queue.name(), e);
-      }
-    } finally {
-      read.unlock();
-    }
+    administration.update(queue);
   }
 
   /**
@@ -484,24 +318,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public void deleteQueue(String name) {
-    ensureUsable();
-    Objects.requireNonNull(name, "name");
-    ReentrantReadWriteLock.ReadLock read = contractLock.readLock();
-    read.lock();
-    try {
-      if (contracts.containsKey(name)) {
-        throw new ProtectedQueueMutationException(name, "a protected queue cannot be deleted");
-      }
-      try {
-        queues.getQueue(name);
-        queues.deleteQueue(name);
-      } catch (RuntimeException e) {
-        throw wrap(name, "delete queue " + name, e);
-      }
-    } finally {
-      read.unlock();
-    }
-    deliveryScheduler.unschedule(name);
+    administration.delete(name);
   }
 
   /**
@@ -511,12 +328,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public QueueConfig getQueue(String name) {
-    ensureUsable();
-    try {
-      return queues.getQueue(Objects.requireNonNull(name, "name"));
-    } catch (RuntimeException e) {
-      throw wrap(name, "get queue " + name, e);
-    }
+    return administration.get(name);
   }
 
   /**
@@ -525,12 +337,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public List<QueueConfig> listQueues() {
-    ensureUsable();
-    try {
-      return queues.listQueues();
-    } catch (RuntimeException e) {
-      throw wrap(null, "list queues", e);
-    }
+    return administration.list();
   }
 
   /**
@@ -544,24 +351,11 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public QueueConfig getOrCreateQueue(String name, String... topics) {
-    ensureUsable();
-    Objects.requireNonNull(name, "name");
-    try {
-      return queues.getQueue(name);
-    } catch (QueueNotFoundException absent) {
-      try {
-        createQueue(QueueConfig.ephemeral(name).topics(List.of(topics)).build());
-      } catch (QueueAlreadyExistsException raced) {
-        LOG.debug("Queue {} was created concurrently; re-reading it", name);
-      }
-      return getQueue(name);
-    } catch (RuntimeException e) {
-      throw wrap(name, "get queue " + name, e);
-    }
+    return administration.getOrCreate(name, topics);
   }
 
   // ------------------------------------------------------------------------------------------
-  // Publish (BEHAVIOUR Q-PUB, Q-ACK)
+  // Publish (BEHAVIOUR Q-PUB, Q-ACK): PublishRouter
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -599,32 +393,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public void publish(PublishRequest request) throws InterruptedException {
-    ensureUsable();
-    Objects.requireNonNull(request, "request");
-    TopicFilters.validateTopicName(request.topic());
-    Message base = normalise(request);
-    List<QueueConfig> targets = resolvePublishTargets(request);
-    QueueException failure = null;
-    for (QueueConfig target : targets) {
-      try {
-        appendTo(target, base);
-      } catch (InterruptedException e) {
-        if (failure != null) {
-          e.addSuppressed(failure);
-        }
-        throw e;
-      } catch (RuntimeException e) {
-        QueueException wrapped = wrap(target.name(), "append to queue " + target.name(), e);
-        if (failure == null) {
-          failure = wrapped;
-        } else {
-          failure.addSuppressed(wrapped);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    router.publish(request);
   }
 
   /**
@@ -645,89 +414,19 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public long publishTo(String queue, PublishRequest request) throws InterruptedException {
-    ensureUsable();
-    Objects.requireNonNull(queue, "queue");
-    Objects.requireNonNull(request, "request");
-    TopicFilters.validateTopicName(request.topic());
-    Message base = normalise(request);
-    QueueConfig target = getQueue(queue);
-    try {
-      return appendTo(target, base);
-    } catch (RuntimeException e) {
-      throw wrap(queue, "append to queue " + queue, e);
-    }
+    return router.publishTo(queue, request);
   }
 
-  private List<QueueConfig> resolvePublishTargets(PublishRequest request) {
-    String forced = request.properties().get(MessageProperties.FORWARD_TARGETS);
-    if (forced != null) {
-      List<QueueConfig> targets = new ArrayList<>();
-      for (String name : parseTargets(forced)) {
-        try {
-          targets.add(queues.getQueue(name));
-        } catch (QueueNotFoundException e) {
-          LOG.warn("Publish to {} names unknown target queue {}; skipped", request.topic(), name);
-        } catch (RuntimeException e) {
-          throw wrap(name, "get target queue " + name, e);
-        }
-      }
-      return targets;
-    }
-    List<String> names = findMatching(request.topic());
-    if (!names.isEmpty()) {
-      return loadMatched(names, request.topic());
-    }
-    String topic = request.topic();
-    String name = topic;
-    String filter = topic;
-    if (topic.startsWith(AUTO_QUEUE_ROOT)) {
-      int end = topic.indexOf('/', AUTO_QUEUE_ROOT.length());
-      String first = topic.substring(AUTO_QUEUE_ROOT.length(), end < 0 ? topic.length() : end);
-      if (!first.isEmpty()) {
-        name = first;
-        filter = AUTO_QUEUE_ROOT + first + "/#";
-      }
-    }
-    QueueConfig created = getOrCreateQueue(name, filter);
-    List<QueueConfig> targets = loadMatched(findMatching(topic), topic);
-    return targets.isEmpty() ? List.of(created) : targets;
-  }
-
-  /** Comma-separated names, trimmed, empties dropped, duplicates removed, order kept. */
-  static Set<String> parseTargets(String list) {
-    Set<String> names = new LinkedHashSet<>();
-    for (String part : list.split(",", -1)) {
-      String name = part.trim();
-      if (!name.isEmpty()) {
-        names.add(name);
-      }
-    }
-    return names;
-  }
-
-  private List<String> findMatching(String topic) {
-    try {
-      return queues.findMatchingQueues(topic);
-    } catch (RuntimeException e) {
-      throw wrap(null, "find queues matching topic " + topic, e);
-    }
-  }
-
-  private List<QueueConfig> loadMatched(List<String> names, String topic) {
-    List<QueueConfig> targets = new ArrayList<>(names.size());
-    for (String name : names) {
-      try {
-        targets.add(queues.getQueue(name));
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "Queue {} matches topic {} but its config cannot be read; skipped", name, topic, e);
-      }
-    }
-    return targets;
+  /**
+   * Names of the queues whose topic filters match {@code topic}, in first-match order (BEHAVIOUR
+   * T-IDX); empty for an empty topic.
+   */
+  public List<String> findMatchingQueues(String topic) {
+    return router.findMatchingQueues(topic);
   }
 
   // ------------------------------------------------------------------------------------------
-  // Capture (BEHAVIOUR Q-CAP, Q-CAPD)
+  // Capture (BEHAVIOUR Q-CAP, Q-CAPD): TopicCapture
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -749,45 +448,11 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public void publishToMatchingQueues(PublishRequest request) {
-    ensureUsable();
-    String topic = request.topic();
-    List<String> names;
-    try {
-      names = queues.findMatchingQueues(topic);
-    } catch (RuntimeException e) {
-      capture.recordFailure();
-      throw wrap(null, "find queues matching topic " + topic, e);
-    }
-    if (names.isEmpty()) {
-      return;
-    }
-    // The request is immutable (its arrays and maps were copied when it was built), so holding it
-    // is taking ownership; normalising builds new maps.
-    Message base = normalise(request);
-    for (String name : names) {
-      QueueConfig target;
-      try {
-        target = queues.getQueue(name);
-      } catch (RuntimeException e) {
-        capture.recordFailure();
-        LOG.warn(
-            "Capture of topic {} lost for queue {}: its config cannot be read", topic, name, e);
-        continue;
-      }
-      capture.enqueue(name, () -> captureInto(target, base));
-    }
-  }
-
-  private void captureInto(QueueConfig target, Message base) throws InterruptedException {
-    try {
-      appendTo(target, base);
-    } catch (QueueFullException e) {
-      capture.recordDropped(target.name(), e.getMessage());
-    }
+    capture.capture(request);
   }
 
   // ------------------------------------------------------------------------------------------
-  // Exact durable stream (BEHAVIOUR Q-EXACT)
+  // Exact durable stream (BEHAVIOUR Q-EXACT): DurableStreamWriter
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -818,24 +483,7 @@ public final class QueueManager {
    */
   public long publishToDurableStream(String queue, PublishRequest request)
       throws InterruptedException {
-    ensureUsable();
-    Objects.requireNonNull(queue, "queue");
-    Objects.requireNonNull(request, "request");
-    QueueConfig stored = checkExactTarget(queue);
-    Message base = normalise(request);
-    checkSize(stored, base.size());
-    if (Thread.interrupted()) {
-      throw new InterruptedException("interrupted before the append to " + queue);
-    }
-    Message message = newMessage(base, stored, clock.instant());
-    long offset;
-    try {
-      offset = queues.appendAndSync(queue, message);
-    } catch (RuntimeException e) {
-      throw wrap(queue, "durable append to queue " + queue, e);
-    }
-    deliveryScheduler.schedule(queue);
-    return offset;
+    return durableStreams.publish(queue, request);
   }
 
   /**
@@ -858,15 +506,7 @@ public final class QueueManager {
   public long publishBatchToDurableStream(
       String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
       throws InterruptedException {
-    ensureUsable();
-    Objects.requireNonNull(queue, "queue");
-    Objects.requireNonNull(batch, "batch");
-    Map<String, String> marks = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
-    if (batch.isEmpty()) {
-      throw new IllegalArgumentException("empty batch for durable stream " + queue);
-    }
-    QueueConfig stored = checkExactTarget(queue);
-    return appendBatchAndSync(queue, stored, batch, marks, size -> {});
+    return durableStreams.publishBatch(queue, batch, checkpoints);
   }
 
   /**
@@ -891,84 +531,7 @@ public final class QueueManager {
   public long publishBatchDurably(
       String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
       throws InterruptedException {
-    ensureUsable();
-    Objects.requireNonNull(queue, "queue");
-    if (contractOf(queue) != null) {
-      return publishBatchToDurableStream(queue, batch, checkpoints);
-    }
-    Map<String, String> marks = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
-    if (batch.isEmpty()) {
-      throw new IllegalArgumentException("empty batch for queue " + queue);
-    }
-    QueueConfig stored;
-    try {
-      stored = queues.getQueue(queue);
-    } catch (RuntimeException e) {
-      throw wrap(queue, "get queue " + queue, e);
-    }
-    if (!queues.supportsDurableSync()) {
-      throw new DurableSyncUnsupportedException(queue, storage.description());
-    }
-    return appendBatchAndSync(
-        queue,
-        stored,
-        batch,
-        marks,
-        size -> {
-          if (!stored.isStream()) {
-            long depth = queues.count(queue);
-            if (depth + size > stored.maxDepth()) {
-              throw new QueueFullException(queue, depth, stored.maxDepth());
-            }
-          }
-        });
-  }
-
-  /**
-   * The common part of {@link #publishBatchToDurableStream} and {@link #publishBatchDurably}:
-   * normalises and size-checks every message, runs {@code admit} with the batch size (it throws to
-   * refuse the batch), then stamps the messages and appends them with one barrier. Nothing is
-   * written unless every check passed.
-   */
-  private long appendBatchAndSync(
-      String queue,
-      QueueConfig stored,
-      List<PublishRequest> batch,
-      Map<String, String> marks,
-      IntConsumer admit)
-      throws InterruptedException {
-    List<Message> bases = new ArrayList<>(batch.size());
-    for (PublishRequest request : batch) {
-      Message base = normalise(Objects.requireNonNull(request, "batch element"));
-      checkSize(stored, base.size());
-      bases.add(base);
-    }
-    admit.accept(bases.size());
-    if (Thread.interrupted()) {
-      throw new InterruptedException("interrupted before the append to " + queue);
-    }
-    Instant now = clock.instant();
-    List<Message> messages = new ArrayList<>(bases.size());
-    for (Message base : bases) {
-      messages.add(newMessage(base, stored, now));
-    }
-    long first;
-    try {
-      first = queues.appendBatchAndSync(queue, messages, marks);
-    } catch (RuntimeException e) {
-      throw wrap(queue, "durable batch append to queue " + queue, e);
-    }
-    deliveryScheduler.schedule(queue);
-    return first;
-  }
-
-  /**
-   * Names of the queues whose topic filters match {@code topic}, in first-match order (BEHAVIOUR
-   * T-IDX); empty for an empty topic.
-   */
-  public List<String> findMatchingQueues(String topic) {
-    ensureUsable();
-    return queues.findMatchingQueues(topic);
+    return durableStreams.publishBatchDurably(queue, batch, checkpoints);
   }
 
   /**
@@ -979,35 +542,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public Map<String, String> durableStreamCheckpoints(String queue) {
-    ensureUsable();
-    try {
-      return queues.checkpoints(Objects.requireNonNull(queue, "queue"));
-    } catch (RuntimeException e) {
-      throw wrap(queue, "read checkpoints of queue " + queue, e);
-    }
-  }
-
-  /** Steps 1–5 of BEHAVIOUR Q-EXACT; returns the stored configuration. */
-  private QueueConfig checkExactTarget(String queue) {
-    QueueConfig contract = contractOf(queue);
-    if (contract == null) {
-      throw new QueueNotProtectedException(queue);
-    }
-    QueueConfig stored;
-    try {
-      stored = queues.getQueue(queue);
-    } catch (RuntimeException e) {
-      throw wrap(queue, "get exact stream " + queue, e);
-    }
-    List<FieldMismatch> drift = ProtectedContracts.mismatches(contract, stored);
-    if (!drift.isEmpty()) {
-      throw new ProtectedQueueContractDriftException(queue, drift);
-    }
-    checkExactShape(stored);
-    if (!queues.supportsDurableSync()) {
-      throw new DurableSyncUnsupportedException(queue, storage.description());
-    }
-    return stored;
+    return durableStreams.checkpoints(queue);
   }
 
   /**
@@ -1015,25 +550,11 @@ public final class QueueManager {
    * configuration is reserved, a stream and durable.
    */
   static void checkExactShape(QueueConfig stored) {
-    if (!stored.reserved()) {
-      throw new QueueNotReservedException(stored.name());
-    }
-    if (!stored.isStream()) {
-      throw new QueueNotStreamException(stored.name());
-    }
-    if (!stored.durable()) {
-      throw new QueueNotDurableException(stored.name());
-    }
-  }
-
-  private static void checkSize(QueueConfig queue, long size) {
-    if (queue.maxMessageSize() <= 0 || size > queue.maxMessageSize()) {
-      throw new QueueMessageTooLargeException(queue.name(), queue.maxMessageSize(), size);
-    }
+    DurableStreamWriter.checkExactShape(stored);
   }
 
   // ------------------------------------------------------------------------------------------
-  // Protected contracts (BEHAVIOUR Q-PROT)
+  // Protected contracts (BEHAVIOUR Q-PROT): ContractRegistry
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -1051,13 +572,7 @@ public final class QueueManager {
    *     limits.message_ttl}), with the stored and the wanted value
    */
   public static void validateProtectedQueueContract(QueueConfig expected, QueueConfig persisted) {
-    Objects.requireNonNull(expected, "expected");
-    Objects.requireNonNull(persisted, "persisted");
-    ProtectedContracts.checkSelfValid(expected);
-    List<FieldMismatch> drift = ProtectedContracts.mismatches(expected, persisted);
-    if (!drift.isEmpty()) {
-      throw new ProtectedQueueContractDriftException(expected.name(), drift);
-    }
+    ContractRegistry.validate(expected, persisted);
   }
 
   /**
@@ -1073,37 +588,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public void validateProtectedQueueContracts() {
-    ensureUsable();
-    RuntimeException buildError = contractBuildError;
-    if (buildError != null) {
-      throw buildError;
-    }
-    validateAgainstStorage(contracts);
-  }
-
-  private void validateAgainstStorage(Map<String, QueueConfig> registry) {
-    if (registry.isEmpty()) {
-      return;
-    }
-    if (!queues.supportsDurableSync()) {
-      throw new DurableSyncUnsupportedException(null, storage.description());
-    }
-    for (QueueConfig contract : registry.values()) { // sorted by name
-      String name = contract.name();
-      QueueConfig stored;
-      try {
-        stored = queues.getQueue(name);
-      } catch (QueueNotFoundException e) {
-        throw new ProtectedQueueContractDriftException(name, ProtectedContracts.missing(name));
-      } catch (RuntimeException e) {
-        throw new ProtectedQueueContractDriftException(
-            name, "stored configuration cannot be read: " + e.getMessage(), e);
-      }
-      List<FieldMismatch> drift = ProtectedContracts.mismatches(contract, stored);
-      if (!drift.isEmpty()) {
-        throw new ProtectedQueueContractDriftException(name, drift);
-      }
-    }
+    registry.validateAgainstStorage();
   }
 
   /**
@@ -1120,18 +605,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public void replaceProtectedQueueContracts(List<QueueConfig> contracts) {
-    ensureUsable();
-    Map<String, QueueConfig> built =
-        ProtectedContracts.build(Objects.requireNonNull(contracts, "contracts"));
-    ReentrantReadWriteLock.WriteLock write = contractLock.writeLock();
-    write.lock();
-    try {
-      validateAgainstStorage(built);
-      this.contracts = built;
-      this.contractBuildError = null;
-    } finally {
-      write.unlock();
-    }
+    registry.replace(contracts);
   }
 
   /**
@@ -1143,34 +617,7 @@ public final class QueueManager {
    *     from the installed one (the registry is unchanged)
    */
   public void narrowProtectedQueueContracts(List<QueueConfig> contracts) {
-    Map<String, QueueConfig> built =
-        ProtectedContracts.build(Objects.requireNonNull(contracts, "contracts"));
-    ReentrantReadWriteLock.WriteLock write = contractLock.writeLock();
-    write.lock();
-    try {
-      Map<String, QueueConfig> installed = this.contracts;
-      for (QueueConfig c : built.values()) {
-        QueueConfig current = installed.get(c.name());
-        if (current == null) {
-          throw new InvalidConfigException(
-              "protectedQueueContracts[" + c.name() + "]",
-              c.name(),
-              "a contract already installed");
-        }
-        List<FieldMismatch> differs = ProtectedContracts.mismatches(current, c);
-        if (!differs.isEmpty()) {
-          throw new InvalidConfigException(
-              "protectedQueueContracts[" + c.name() + "]",
-              differs.stream()
-                  .map(m -> m.field() + " " + m.stored() + " (installed " + m.wanted() + ")")
-                  .collect(Collectors.joining(", ")),
-              "the installed contract: narrowing cannot change a contract");
-        }
-      }
-      this.contracts = built;
-    } finally {
-      write.unlock();
-    }
+    registry.narrow(contracts);
   }
 
   /**
@@ -1188,17 +635,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public void checkProtectedStream(QueueConfig contract) {
-    ensureUsable();
-    Objects.requireNonNull(contract, "contract");
-    ProtectedContracts.checkSelfValid(contract);
-    checkNotRegisteredDifferently(contracts, contract);
-    if (!queues.supportsDurableSync()) {
-      throw new DurableSyncUnsupportedException(contract.name(), storage.description());
-    }
-    QueueConfig stored = storedOrNull(contract.name());
-    if (stored != null) {
-      validateProtectedQueueContract(contract, stored);
-    }
+    registry.check(contract);
   }
 
   /**
@@ -1217,123 +654,16 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public void declareProtectedStream(QueueConfig contract) {
-    ensureUsable();
-    Objects.requireNonNull(contract, "contract");
-    ProtectedContracts.checkSelfValid(contract);
-    String name = contract.name();
-    boolean created = false;
-    ReentrantReadWriteLock.WriteLock write = contractLock.writeLock();
-    write.lock();
-    try {
-      Map<String, QueueConfig> installed = this.contracts;
-      checkNotRegisteredDifferently(installed, contract);
-      if (!queues.supportsDurableSync()) {
-        throw new DurableSyncUnsupportedException(name, storage.description());
-      }
-      QueueConfig stored = storedOrNull(name);
-      if (stored == null) {
-        try {
-          queues.createQueue(contract);
-          created = true;
-        } catch (QueueAlreadyExistsException raced) {
-          LOG.debug("Stream {} was created concurrently; checking it", name);
-        } catch (RuntimeException e) {
-          throw wrap(name, "create protected stream " + name, e);
-        }
-        stored = storedOrNull(name);
-        if (stored == null) {
-          throw new ProtectedQueueContractDriftException(name, ProtectedContracts.missing(name));
-        }
-      }
-      validateProtectedQueueContract(contract, stored);
-      TreeMap<String, QueueConfig> next = new TreeMap<>(installed);
-      next.put(name, contract);
-      this.contracts = Collections.unmodifiableMap(next);
-    } finally {
-      write.unlock();
-    }
-    if (created) {
-      LOG.info("Declared protected stream {}: created", name);
-      deliveryScheduler.schedule(name);
-    }
-  }
-
-  private static void checkNotRegisteredDifferently(
-      Map<String, QueueConfig> registry, QueueConfig contract) {
-    QueueConfig current = registry.get(contract.name());
-    if (current == null) {
-      return;
-    }
-    List<FieldMismatch> differs = ProtectedContracts.mismatches(current, contract);
-    if (!differs.isEmpty()) {
-      throw new ProtectedQueueMutationException(
-          contract.name(),
-          "a different contract is registered; it differs on "
-              + differs.stream()
-                  .map(
-                      m ->
-                          m.field()
-                              + " (requested "
-                              + m.stored()
-                              + ", registered "
-                              + m.wanted()
-                              + ")")
-                  .collect(Collectors.joining(", ")));
-    }
-  }
-
-  /** The stored config, or null when the queue does not exist; other errors propagate. */
-  private QueueConfig storedOrNull(String name) {
-    try {
-      return queues.getQueue(name);
-    } catch (QueueNotFoundException e) {
-      return null;
-    } catch (RuntimeException e) {
-      throw wrap(name, "get protected stream " + name, e);
-    }
+    registry.declare(contract);
   }
 
   /** The registered contracts, in no particular order. A snapshot; never blocks on I/O. */
   public List<QueueConfig> protectedQueueContracts() {
-    return List.copyOf(contracts.values());
-  }
-
-  private QueueConfig contractOf(String queue) {
-    ReentrantReadWriteLock.ReadLock read = contractLock.readLock();
-    read.lock();
-    try {
-      return contracts.get(queue);
-    } finally {
-      read.unlock();
-    }
-  }
-
-  /** Caller holds the read side of the contract lock. */
-  private void checkProtectedMutation(QueueConfig requested) {
-    QueueConfig contract = contracts.get(requested.name());
-    if (contract == null) {
-      return;
-    }
-    List<FieldMismatch> differs = ProtectedContracts.mismatches(contract, requested);
-    if (!differs.isEmpty()) {
-      throw new ProtectedQueueMutationException(
-          requested.name(),
-          "the configuration differs from its contract on "
-              + differs.stream()
-                  .map(
-                      m ->
-                          m.field()
-                              + " (requested "
-                              + m.stored()
-                              + ", contract "
-                              + m.wanted()
-                              + ")")
-                  .collect(Collectors.joining(", ")));
-    }
+    return registry.snapshot();
   }
 
   // ------------------------------------------------------------------------------------------
-  // Consumers (BEHAVIOUR Q-SUB, Q-DEL)
+  // Consumers (BEHAVIOUR Q-SUB, Q-DEL): Subscriptions
   // ------------------------------------------------------------------------------------------
 
   /**
@@ -1380,30 +710,7 @@ public final class QueueManager {
    */
   public ConsumerGroupState subscribe(
       String queue, String pattern, String clientId, String groupId, CursorOption cursor) {
-    ensureUsable();
-    Objects.requireNonNull(queue, "queue");
-    GroupMode mode = cursor == null ? GroupMode.QUEUE : cursor.effectiveMode();
-    QueueConfig q;
-    try {
-      q = getOrCreateQueue(queue, AUTO_QUEUE_ROOT + queue + "/#");
-    } catch (QueueException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw new QueueStoreException(queue, "failed to resolve queue for subscription: " + e, e);
-    }
-    if (mode == GroupMode.STREAM && !q.isStream()) {
-      try {
-        updateQueue(q.toBuilder().type(QueueType.STREAM).build());
-        LOG.info("Converted queue {} to a stream for stream subscriber {}", queue, clientId);
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "Cannot convert queue {} to a stream for stream subscriber {}; joining anyway",
-            queue,
-            clientId,
-            e);
-      }
-    }
-    return join(queue, pattern, clientId, groupId, cursor);
+    return subscriptions.subscribe(queue, pattern, clientId, groupId, cursor);
   }
 
   /**
@@ -1429,26 +736,7 @@ public final class QueueManager {
    */
   public ConsumerGroupState subscribeExisting(
       String queue, String pattern, String clientId, String groupId, CursorOption cursor) {
-    ensureUsable();
-    QueueConfig q = getQueue(Objects.requireNonNull(queue, "queue"));
-    if (cursor != null && cursor.effectiveMode() == GroupMode.STREAM && !q.isStream()) {
-      throw new QueueNotStreamException(queue);
-    }
-    return join(queue, pattern, clientId, groupId, cursor);
-  }
-
-  private ConsumerGroupState join(
-      String queue, String pattern, String clientId, String groupId, CursorOption cursor) {
-    ConsumerGroupState g;
-    try {
-      g = consumerGroups.join(queue, pattern, groupId, clientId, cursor);
-    } catch (IllegalArgumentException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw wrap(queue, "join a group of queue " + queue, e);
-    }
-    deliveryScheduler.schedule(queue);
-    return g;
+    return subscriptions.subscribeExisting(queue, pattern, clientId, groupId, cursor);
   }
 
   /**
@@ -1467,18 +755,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public boolean unsubscribe(String queue, String pattern, String clientId, String groupId) {
-    ensureUsable();
-    Objects.requireNonNull(queue, "queue");
-    boolean was;
-    try {
-      was = consumerGroups.leave(queue, pattern, groupId, clientId);
-    } catch (IllegalArgumentException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      throw wrap(queue, "leave a group of queue " + queue, e);
-    }
-    deliveryScheduler.schedule(queue);
-    return was;
+    return subscriptions.unsubscribe(queue, pattern, clientId, groupId);
   }
 
   /**
@@ -1492,12 +769,7 @@ public final class QueueManager {
    * @throws IllegalStateException after {@link #stop()}
    */
   public int heartbeat(String clientId) {
-    ensureUsable();
-    try {
-      return consumerGroups.heartbeat(clientId);
-    } catch (RuntimeException e) {
-      throw wrap("", "refresh the heartbeats of client " + clientId, e);
-    }
+    return subscriptions.heartbeat(clientId);
   }
 
   /**
@@ -1528,29 +800,7 @@ public final class QueueManager {
       String consumerId,
       DeliveryHandler handler,
       ConsumeOptions options) {
-    ensureUsable();
-    Objects.requireNonNull(queue, "queue");
-    Objects.requireNonNull(handler, "handler");
-    Objects.requireNonNull(options, "options");
-    if (consumerId == null || consumerId.isEmpty()) {
-      throw new IllegalArgumentException("consumerId must be non-empty, got " + consumerId);
-    }
-    String base =
-        groupId == null || groupId.isEmpty()
-            ? GroupCoordinator.defaultGroupId(consumerId, options.mode())
-            : groupId;
-    String effective = GroupCoordinator.effectiveGroupId(base, options.pattern());
-    int batch = options.batchSize() > 0 ? options.batchSize() : config.deliveryBatchSize();
-    return delivery.register(
-        queue,
-        effective,
-        consumerId,
-        () ->
-            options.createQueue()
-                ? subscribe(queue, options.pattern(), consumerId, base, options.cursor())
-                : subscribeExisting(queue, options.pattern(), consumerId, base, options.cursor()),
-        handler,
-        batch);
+    return subscriptions.consume(queue, groupId, consumerId, handler, options);
   }
 
   /**
@@ -1565,159 +815,7 @@ public final class QueueManager {
    */
   public boolean awaitAppend(String queue, long offset, Duration timeout)
       throws InterruptedException {
-    ensureUsable();
-    Objects.requireNonNull(timeout, "timeout");
-    try {
-      return queues.awaitAppend(Objects.requireNonNull(queue, "queue"), offset, timeout);
-    } catch (RuntimeException e) {
-      throw wrap(queue, "wait for an append to queue " + queue, e);
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Internals
-  // ------------------------------------------------------------------------------------------
-
-  /**
-   * The request as an un-appended message with normalised properties: reserved names removed,
-   * {@code client_id} added when the request has a client id. Key, value and headers are shared
-   * with the immutable request; {@link #newMessage} copies them per target.
-   */
-  static Message normalise(PublishRequest request) {
-    Map<String, String> user = request.properties();
-    if (request.clientId().isEmpty() && !request.hasReservedProperty()) {
-      return request.asMessage(); // nothing to change; the request's message is immutable
-    }
-    Map<String, String> props = new LinkedHashMap<>(Math.max(4, user.size() * 2));
-    for (Map.Entry<String, String> e : user.entrySet()) {
-      if (!MessageProperties.isReserved(e.getKey())) {
-        props.put(e.getKey(), e.getValue());
-      }
-    }
-    if (!request.clientId().isEmpty()) {
-      props.put(MessageProperties.CLIENT_ID, request.clientId());
-    }
-    Message m = request.asMessage();
-    return m.toBuilder().topic(request.topic()).properties(props).buildOwned();
-  }
-
-  /**
-   * One target's message: fresh id, the request's bytes, state queued, created now, TTL applied.
-   */
-  private static Message newMessage(Message base, QueueConfig queue, Instant now) {
-    Message.Builder b =
-        base.toBuilder()
-            .id(Long.toString(MESSAGE_IDS.incrementAndGet()))
-            .offset(Message.NO_OFFSET)
-            .state(MessageState.QUEUED)
-            .createdAt(now)
-            .expiresAt(
-                queue.messageTtl().isZero() || queue.messageTtl().isNegative()
-                    ? null
-                    : now.plus(queue.messageTtl()));
-    // The request already copied the caller's arrays when it was built and a Message never
-    // exposes them for writing, so every target can share them.
-    return b.buildOwned();
-  }
-
-  /**
-   * The per-target append of publish and capture: limits, then the acknowledgement policy
-   * (BEHAVIOUR Q-PUB, L-LIMITS, Q-ACK).
-   */
-  private long appendTo(QueueConfig target, Message base) throws InterruptedException {
-    String name = target.name();
-    checkSize(target, base.size());
-    if (!target.isStream()) {
-      long depth = queues.count(name);
-      if (depth >= target.maxDepth()) {
-        throw new QueueFullException(name, depth, target.maxDepth());
-      }
-    }
-    Message message = newMessage(base, target, clock.instant());
-    long offset;
-    if (effectiveAckDurability(target) == AckDurability.FSYNC && target.durable()) {
-      if (!queues.supportsDurableSync()) {
-        throw new DurableSyncUnsupportedException(name, storage.description());
-      }
-      offset = queues.appendAndSync(name, message);
-    } else {
-      offset = queues.append(name, message);
-    }
-    deliveryScheduler.schedule(name);
-    return offset;
-  }
-
-  /**
-   * BEHAVIOUR Q-ACK: the queue's override unless {@code DEFAULT} ({@code FSYNC} forced to {@code
-   * BUFFERED} when the store cannot sync), else the manager's default (downgraded at construction
-   * when the store could not sync then).
-   */
-  AckDurability effectiveAckDurability(QueueConfig queue) {
-    AckDurability override = queue.ackDurability();
-    if (override == AckDurability.DEFAULT) {
-      return defaultAckDurability;
-    }
-    if (override == AckDurability.FSYNC && !queues.supportsDurableSync()) {
-      return AckDurability.BUFFERED;
-    }
-    return override;
-  }
-
-  private void deleteExpiredEphemeralQueues() {
-    Instant now = clock.instant();
-    List<QueueConfig> all;
-    try {
-      all = queues.listQueues();
-    } catch (RuntimeException e) {
-      LOG.warn("Cannot list queues to clean up expired ephemeral queues", e);
-      return;
-    }
-    for (QueueConfig q : all) {
-      if (q.durable() || q.reserved() || q.lastConsumerDisconnect().isEmpty()) {
-        continue;
-      }
-      Instant expiry = q.lastConsumerDisconnect().get().plus(q.expiresAfter());
-      if (now.isBefore(expiry)) {
-        continue;
-      }
-      try {
-        for (ConsumerGroupState g : groups.listGroups(q.name())) {
-          groups.deleteGroup(q.name(), g.id());
-        }
-        deleteQueue(q.name());
-        LOG.info("Deleted ephemeral queue {}: expired at {}", q.name(), expiry);
-      } catch (RuntimeException e) {
-        LOG.warn("Cannot delete expired ephemeral queue {}", q.name(), e);
-      }
-    }
-  }
-
-  private void ensureUsable() {
-    if (state == State.STOPPED) {
-      throw new IllegalStateException("queue manager is stopped");
-    }
-  }
-
-  private static QueueException wrap(String queue, String action, RuntimeException e) {
-    if (e instanceof QueueException q) {
-      return q;
-    }
-    return new QueueStoreException(queue, action + " failed: " + e, e);
-  }
-
-  /** The delivery engine installs itself here; see {@link DeliveryScheduler}. */
-  void deliveryScheduler(DeliveryScheduler scheduler) {
-    this.deliveryScheduler = Objects.requireNonNull(scheduler, "scheduler");
-  }
-
-  /** Whether {@code thread} waits for the contract registry lock (for race tests). */
-  boolean waitsForContractLock(Thread thread) {
-    return contractLock.hasQueuedThread(thread);
-  }
-
-  /** The capture dispatcher, for tests in this package. */
-  CaptureDispatcher captureDispatcher() {
-    return capture;
+    return subscriptions.awaitAppend(queue, offset, timeout);
   }
 
   /**
@@ -1727,5 +825,33 @@ public final class QueueManager {
    */
   public ConsumerGroups consumerGroups() {
     return consumerGroups;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Package-private accessors (tests in this package)
+  // ------------------------------------------------------------------------------------------
+
+  /**
+   * BEHAVIOUR Q-ACK: the queue's override unless {@code DEFAULT} ({@code FSYNC} forced to {@code
+   * BUFFERED} when the store cannot sync), else the manager's default (downgraded at construction
+   * when the store could not sync then).
+   */
+  AckDurability effectiveAckDurability(QueueConfig queue) {
+    return router.effectiveAckDurability(queue);
+  }
+
+  /** Installs {@code scheduler} in place of the delivery engine; see {@link DeliveryScheduler}. */
+  void deliveryScheduler(DeliveryScheduler scheduler) {
+    deliveryHook.install(scheduler);
+  }
+
+  /** Whether {@code thread} waits for the contract registry lock (for race tests). */
+  boolean waitsForContractLock(Thread thread) {
+    return registry.waitsForLock(thread);
+  }
+
+  /** The capture dispatcher, for tests in this package. */
+  CaptureDispatcher captureDispatcher() {
+    return captureDispatcher;
   }
 }

@@ -1,0 +1,213 @@
+package io.queuebridge.core;
+
+import io.queuebridge.core.errors.DurableSyncUnsupportedException;
+import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
+import io.queuebridge.core.errors.ProtectedQueueContractDriftException.FieldMismatch;
+import io.queuebridge.core.errors.QueueFullException;
+import io.queuebridge.core.errors.QueueNotDurableException;
+import io.queuebridge.core.errors.QueueNotProtectedException;
+import io.queuebridge.core.errors.QueueNotReservedException;
+import io.queuebridge.core.errors.QueueNotStreamException;
+import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.Storage;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.IntConsumer;
+
+/**
+ * The exact, durable write paths (BEHAVIOUR Q-EXACT): a single message or a batch appended to
+ * exactly one queue behind a durability barrier, every precondition checked before anything is
+ * written, and the checkpoints stored atomically with a batch. Uses the store's queue log, the
+ * {@link ContractRegistry} (a contract is copied out of it, never held across I/O) and the {@link
+ * DeliveryHook}.
+ *
+ * <p>Thread-safe: it holds no state that changes after construction and no lock of its own; the
+ * registry's read side is taken only inside {@link ContractRegistry#contractOf}.
+ */
+final class DurableStreamWriter {
+  private final LifecycleState state;
+  private final Storage storage;
+  private final DurableQueueStore queues;
+  private final ContractRegistry registry;
+  private final Clock clock;
+  private final DeliveryHook deliveryHook;
+
+  DurableStreamWriter(
+      LifecycleState state,
+      Storage storage,
+      DurableQueueStore queues,
+      ContractRegistry registry,
+      Clock clock,
+      DeliveryHook deliveryHook) {
+    this.state = state;
+    this.storage = storage;
+    this.queues = queues;
+    this.registry = registry;
+    this.clock = clock;
+    this.deliveryHook = deliveryHook;
+  }
+
+  /** {@link QueueManager#publishToDurableStream}. */
+  long publish(String queue, PublishRequest request) throws InterruptedException {
+    state.ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(request, "request");
+    QueueConfig stored = checkExactTarget(queue);
+    Message base = MessageStamping.normalise(request);
+    MessageStamping.checkSize(stored, base.size());
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted before the append to " + queue);
+    }
+    Message message = MessageStamping.stamp(base, stored, clock.instant());
+    long offset;
+    try {
+      offset = queues.appendAndSync(queue, message);
+    } catch (RuntimeException e) {
+      throw StoreErrors.wrap(queue, "durable append to queue " + queue, e);
+    }
+    deliveryHook.schedule(queue);
+    return offset;
+  }
+
+  /** {@link QueueManager#publishBatchToDurableStream}. */
+  long publishBatch(String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
+      throws InterruptedException {
+    state.ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(batch, "batch");
+    Map<String, String> marks = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
+    if (batch.isEmpty()) {
+      throw new IllegalArgumentException("empty batch for durable stream " + queue);
+    }
+    QueueConfig stored = checkExactTarget(queue);
+    return appendBatchAndSync(queue, stored, batch, marks, size -> {});
+  }
+
+  /** {@link QueueManager#publishBatchDurably}. */
+  long publishBatchDurably(
+      String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
+      throws InterruptedException {
+    state.ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    if (registry.contractOf(queue) != null) {
+      return publishBatch(queue, batch, checkpoints);
+    }
+    Map<String, String> marks = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
+    if (batch.isEmpty()) {
+      throw new IllegalArgumentException("empty batch for queue " + queue);
+    }
+    QueueConfig stored;
+    try {
+      stored = queues.getQueue(queue);
+    } catch (RuntimeException e) {
+      throw StoreErrors.wrap(queue, "get queue " + queue, e);
+    }
+    if (!queues.supportsDurableSync()) {
+      throw new DurableSyncUnsupportedException(queue, storage.description());
+    }
+    return appendBatchAndSync(
+        queue,
+        stored,
+        batch,
+        marks,
+        size -> {
+          if (!stored.isStream()) {
+            long depth = queues.count(queue);
+            if (depth + size > stored.maxDepth()) {
+              throw new QueueFullException(queue, depth, stored.maxDepth());
+            }
+          }
+        });
+  }
+
+  /**
+   * The common part of {@link #publishBatch} and {@link #publishBatchDurably}: normalises and
+   * size-checks every message, runs {@code admit} with the batch size (it throws to refuse the
+   * batch), then stamps the messages and appends them with one barrier. Nothing is written unless
+   * every check passed.
+   */
+  private long appendBatchAndSync(
+      String queue,
+      QueueConfig stored,
+      List<PublishRequest> batch,
+      Map<String, String> marks,
+      IntConsumer admit)
+      throws InterruptedException {
+    List<Message> bases = new ArrayList<>(batch.size());
+    for (PublishRequest request : batch) {
+      Message base = MessageStamping.normalise(Objects.requireNonNull(request, "batch element"));
+      MessageStamping.checkSize(stored, base.size());
+      bases.add(base);
+    }
+    admit.accept(bases.size());
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted before the append to " + queue);
+    }
+    Instant now = clock.instant();
+    List<Message> messages = new ArrayList<>(bases.size());
+    for (Message base : bases) {
+      messages.add(MessageStamping.stamp(base, stored, now));
+    }
+    long first;
+    try {
+      first = queues.appendBatchAndSync(queue, messages, marks);
+    } catch (RuntimeException e) {
+      throw StoreErrors.wrap(queue, "durable batch append to queue " + queue, e);
+    }
+    deliveryHook.schedule(queue);
+    return first;
+  }
+
+  /** {@link QueueManager#durableStreamCheckpoints}. */
+  Map<String, String> checkpoints(String queue) {
+    state.ensureUsable();
+    try {
+      return queues.checkpoints(Objects.requireNonNull(queue, "queue"));
+    } catch (RuntimeException e) {
+      throw StoreErrors.wrap(queue, "read checkpoints of queue " + queue, e);
+    }
+  }
+
+  /** Steps 1–5 of BEHAVIOUR Q-EXACT; returns the stored configuration. */
+  private QueueConfig checkExactTarget(String queue) {
+    QueueConfig contract = registry.contractOf(queue);
+    if (contract == null) {
+      throw new QueueNotProtectedException(queue);
+    }
+    QueueConfig stored;
+    try {
+      stored = queues.getQueue(queue);
+    } catch (RuntimeException e) {
+      throw StoreErrors.wrap(queue, "get exact stream " + queue, e);
+    }
+    List<FieldMismatch> drift = ProtectedContracts.mismatches(contract, stored);
+    if (!drift.isEmpty()) {
+      throw new ProtectedQueueContractDriftException(queue, drift);
+    }
+    checkExactShape(stored);
+    if (!queues.supportsDurableSync()) {
+      throw new DurableSyncUnsupportedException(queue, storage.description());
+    }
+    return stored;
+  }
+
+  /**
+   * Step 4 of BEHAVIOUR Q-EXACT, defence in depth behind the contract comparison: the stored
+   * configuration is reserved, a stream and durable.
+   */
+  static void checkExactShape(QueueConfig stored) {
+    if (!stored.reserved()) {
+      throw new QueueNotReservedException(stored.name());
+    }
+    if (!stored.isStream()) {
+      throw new QueueNotStreamException(stored.name());
+    }
+    if (!stored.durable()) {
+      throw new QueueNotDurableException(stored.name());
+    }
+  }
+}

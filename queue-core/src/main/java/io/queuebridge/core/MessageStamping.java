@@ -1,0 +1,72 @@
+package io.queuebridge.core;
+
+import io.queuebridge.core.errors.QueueMessageTooLargeException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * How a publish request becomes the message a queue stores (BEHAVIOUR Q-MSG, Q-PUB): the request is
+ * normalised once ({@link #normalise}), checked against each target's size limit ({@link
+ * #checkSize}, BEHAVIOUR L-LIMITS) and stamped per target ({@link #stamp}). Used by every publish
+ * path. Stateless apart from the process-wide id sequence; thread-safe.
+ */
+final class MessageStamping {
+  /** Process-wide message id sequence (BEHAVIOUR Q-MSG): not unique across restarts. */
+  private static final AtomicLong MESSAGE_IDS = new AtomicLong();
+
+  private MessageStamping() {}
+
+  /**
+   * The request as an un-appended message with normalised properties: reserved names removed,
+   * {@code client_id} added when the request has a client id. Key, value and headers are shared
+   * with the immutable request; {@link #stamp} copies them per target.
+   */
+  static Message normalise(PublishRequest request) {
+    Map<String, String> user = request.properties();
+    if (request.clientId().isEmpty() && !request.hasReservedProperty()) {
+      return request.asMessage(); // nothing to change; the request's message is immutable
+    }
+    Map<String, String> props = new LinkedHashMap<>(Math.max(4, user.size() * 2));
+    for (Map.Entry<String, String> e : user.entrySet()) {
+      if (!MessageProperties.isReserved(e.getKey())) {
+        props.put(e.getKey(), e.getValue());
+      }
+    }
+    if (!request.clientId().isEmpty()) {
+      props.put(MessageProperties.CLIENT_ID, request.clientId());
+    }
+    Message m = request.asMessage();
+    return m.toBuilder().topic(request.topic()).properties(props).buildOwned();
+  }
+
+  /**
+   * One target's message: fresh id, the request's bytes, state queued, created now, TTL applied.
+   */
+  static Message stamp(Message base, QueueConfig queue, Instant now) {
+    Message.Builder b =
+        base.toBuilder()
+            .id(Long.toString(MESSAGE_IDS.incrementAndGet()))
+            .offset(Message.NO_OFFSET)
+            .state(MessageState.QUEUED)
+            .createdAt(now)
+            .expiresAt(
+                queue.messageTtl().isZero() || queue.messageTtl().isNegative()
+                    ? null
+                    : now.plus(queue.messageTtl()));
+    // The request already copied the caller's arrays when it was built and a Message never
+    // exposes them for writing, so every target can share them.
+    return b.buildOwned();
+  }
+
+  /**
+   * Refuses a message over the queue's maximum size (BEHAVIOUR L-LIMITS) with {@link
+   * QueueMessageTooLargeException}.
+   */
+  static void checkSize(QueueConfig queue, long size) {
+    if (queue.maxMessageSize() <= 0 || size > queue.maxMessageSize()) {
+      throw new QueueMessageTooLargeException(queue.name(), queue.maxMessageSize(), size);
+    }
+  }
+}

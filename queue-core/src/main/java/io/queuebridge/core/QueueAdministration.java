@@ -1,0 +1,146 @@
+package io.queuebridge.core;
+
+import io.queuebridge.core.errors.QueueAlreadyExistsException;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.store.DurableQueueStore;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.locks.Lock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Queue administration (BEHAVIOUR M-ADMIN): creating, updating, deleting and reading queue
+ * configurations, and the ephemeral queues created on demand for publishers and subscribers. Uses
+ * the store's queue log, the {@link ContractRegistry} to keep protected queues to their contracts,
+ * and the {@link DeliveryHook} to tell push delivery about created and deleted queues.
+ *
+ * <p>Thread-safe. Creates, updates and deletes hold the registry's {@link
+ * ContractRegistry#mutationLock() read side} across the contract check and the store write; the
+ * delivery hook is told after the lock is released.
+ */
+final class QueueAdministration {
+  // Logs under the facade's name, which is what operators configure.
+  private static final Logger LOG = LoggerFactory.getLogger(QueueManager.class);
+
+  /** The topic root whose first level names a queue: {@code $queue/<name>/...}. */
+  static final String AUTO_QUEUE_ROOT = "$queue/";
+
+  private final LifecycleState state;
+  private final DurableQueueStore queues;
+  private final ContractRegistry registry;
+  private final DeliveryHook deliveryHook;
+
+  QueueAdministration(
+      LifecycleState state,
+      DurableQueueStore queues,
+      ContractRegistry registry,
+      DeliveryHook deliveryHook) {
+    this.state = state;
+    this.queues = queues;
+    this.registry = registry;
+    this.deliveryHook = deliveryHook;
+  }
+
+  /** The filter of the queue created on demand for {@code name}: {@code $queue/<name>/#}. */
+  static String autoQueueFilter(String name) {
+    return AUTO_QUEUE_ROOT + name + "/#";
+  }
+
+  /** {@link QueueManager#createQueue}. */
+  void create(QueueConfig queue) {
+    state.ensureUsable();
+    writeChecked(queue, "create queue", () -> queues.createQueue(queue));
+    deliveryHook.schedule(queue.name());
+  }
+
+  /** {@link QueueManager#updateQueue}. */
+  void update(QueueConfig queue) {
+    state.ensureUsable();
+    writeChecked(
+        queue,
+        "update queue",
+        () -> {
+          queues.getQueue(queue.name());
+          queues.updateQueue(queue);
+        });
+  }
+
+  /**
+   * Validates {@code queue}, then runs the store {@code write} holding the registry's {@link
+   * ContractRegistry#mutationLock() read side} across the contract check and the write.
+   */
+  private void writeChecked(QueueConfig queue, String action, Runnable write) {
+    Objects.requireNonNull(queue, "queue").validate();
+    Lock guard = registry.mutationLock();
+    guard.lock();
+    try {
+      registry.checkMutation(queue);
+      try {
+        write.run();
+      } catch (RuntimeException e) {
+        throw StoreErrors.wrap(queue.name(), action + " " + queue.name(), e);
+      }
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /** {@link QueueManager#deleteQueue}. */
+  void delete(String name) {
+    state.ensureUsable();
+    Objects.requireNonNull(name, "name");
+    Lock guard = registry.mutationLock();
+    guard.lock();
+    try {
+      registry.checkDeletable(name);
+      try {
+        queues.getQueue(name);
+        queues.deleteQueue(name);
+      } catch (RuntimeException e) {
+        throw StoreErrors.wrap(name, "delete queue " + name, e);
+      }
+    } finally {
+      guard.unlock();
+    }
+    deliveryHook.unschedule(name);
+  }
+
+  /** {@link QueueManager#getQueue}. */
+  QueueConfig get(String name) {
+    state.ensureUsable();
+    try {
+      return queues.getQueue(Objects.requireNonNull(name, "name"));
+    } catch (RuntimeException e) {
+      throw StoreErrors.wrap(name, "get queue " + name, e);
+    }
+  }
+
+  /** {@link QueueManager#listQueues}. */
+  List<QueueConfig> list() {
+    state.ensureUsable();
+    try {
+      return queues.listQueues();
+    } catch (RuntimeException e) {
+      throw StoreErrors.wrap(null, "list queues", e);
+    }
+  }
+
+  /** {@link QueueManager#getOrCreateQueue}. */
+  QueueConfig getOrCreate(String name, String... topics) {
+    state.ensureUsable();
+    Objects.requireNonNull(name, "name");
+    try {
+      return queues.getQueue(name);
+    } catch (QueueNotFoundException absent) {
+      try {
+        create(QueueConfig.ephemeral(name).topics(List.of(topics)).build());
+      } catch (QueueAlreadyExistsException raced) {
+        LOG.debug("Queue {} was created concurrently; re-reading it", name);
+      }
+      return get(name);
+    } catch (RuntimeException e) {
+      throw StoreErrors.wrap(name, "get queue " + name, e);
+    }
+  }
+}
