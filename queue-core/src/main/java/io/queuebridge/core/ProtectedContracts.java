@@ -13,7 +13,7 @@ import java.util.TreeMap;
 /**
  * The protected-queue contract rules (BEHAVIOUR Q-PROT): which contracts are valid and which fields
  * a persisted configuration must match. Stateless; the registry and its lock live in {@link
- * QueueManager}.
+ * ContractRegistry}.
  *
  * <p>Compared fields, named in config-file vocabulary: {@code name}, {@code topics} (ordered),
  * {@code type}, {@code durable}, {@code reserved}, {@code retention.max_age}, {@code
