@@ -68,10 +68,10 @@ final class FileQueueStore implements DurableQueueStore {
           storage.discard(qdir);
         }
         storage.createDir(qdir);
-        QueueLog log;
+        SegmentedLog log;
         try {
           Files.createDirectory(qdir.resolve(FileStorage.GROUPS));
-          log = QueueLog.create(config.name(), qdir, storage.env); // fsyncs qdir
+          log = SegmentedLog.create(config.name(), qdir, storage.env); // fsyncs qdir
           Blobs.writeAtomically(
               storage.io, qdir.resolve(FileStorage.QUEUE_CONFIG), wrap(config)); // the commit point
         } catch (IOException | RuntimeException e) {

@@ -113,11 +113,11 @@ public final class FileStorage implements Storage {
   static final class QueueEntry {
     final String name;
     final Path dir;
-    final QueueLog log;
+    final SegmentedLog log;
     final ConcurrentHashMap<String, GroupLog> groups = new ConcurrentHashMap<>();
     volatile QueueConfig config;
 
-    QueueEntry(String name, Path dir, QueueLog log, QueueConfig config) {
+    QueueEntry(String name, Path dir, SegmentedLog log, QueueConfig config) {
       this.name = name;
       this.dir = dir;
       this.log = log;
@@ -407,7 +407,7 @@ public final class FileStorage implements Storage {
               + expected);
     }
     Files.deleteIfExists(qdir.resolve(QUEUE_CONFIG + ".tmp"));
-    QueueLog log = QueueLog.open(name, qdir, env, report);
+    SegmentedLog log = SegmentedLog.open(name, qdir, env, report);
     QueueEntry entry = new QueueEntry(name, qdir, log, config);
     Path gdir = entry.groupsDir();
     if (!Files.isDirectory(gdir)) {

@@ -25,9 +25,15 @@
  *   <li>Names: {@code Names} (percent-encoding, never an escaping path component).
  * </ul>
  *
- * <p><b>Recovery</b> ({@code QueueLog}): only the newest segment of each queue is scanned on open
- * (framing, continuity, CRC); its torn or corrupt tail is cut, logged at WARN and reported; older
- * segments are verified frame by frame when read and fail closed with {@link
+ * <p><b>A queue's log</b> ({@code SegmentedLog}) owns one part per job: the segment set and the
+ * state the parts share ({@code SegmentSet}), recovery on open ({@code LogRecovery}), appends with
+ * write combining and group commit ({@code GroupCommitWriter}, {@code StickyFailure}), reads with
+ * index use and rebuild ({@code LogReader}, {@code IndexLoader}), and retention ({@code
+ * LogRetention}).
+ *
+ * <p><b>Recovery</b> ({@code LogRecovery}): only the newest segment of each queue is scanned on
+ * open (framing, continuity, CRC); its torn or corrupt tail is cut, logged at WARN and reported;
+ * older segments are verified frame by frame when read and fail closed with {@link
  * io.queuebridge.core.errors.StoreCorruptedException} naming file and byte position. Opening
  * therefore costs O(newest segment), not O(store size).
  *

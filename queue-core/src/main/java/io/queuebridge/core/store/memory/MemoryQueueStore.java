@@ -168,7 +168,7 @@ final class MemoryQueueStore implements DurableQueueStore {
   }
 
   /**
-   * Exact for the memory store's own size estimate (see {@link QueueLog#estimate}).
+   * Exact for the memory store's own size estimate (see {@link MemoryLog#estimate}).
    *
    * @throws IllegalArgumentException if {@code retentionBytes} is negative
    */

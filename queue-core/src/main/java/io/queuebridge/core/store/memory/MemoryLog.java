@@ -41,7 +41,7 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe.
  */
-final class QueueLog {
+final class MemoryLog {
   /** Estimated per-message overhead of the memory store (SEMANTICS B §2.1 {@code sizeOffset}). */
   static final long MESSAGE_OVERHEAD_BYTES = 200;
 
@@ -75,14 +75,14 @@ final class QueueLog {
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
-      PUBLISHED_HEAD = lookup.findVarHandle(QueueLog.class, "publishedHead", long.class);
-      PUBLISHED_TAIL = lookup.findVarHandle(QueueLog.class, "publishedTail", long.class);
+      PUBLISHED_HEAD = lookup.findVarHandle(MemoryLog.class, "publishedHead", long.class);
+      PUBLISHED_TAIL = lookup.findVarHandle(MemoryLog.class, "publishedTail", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  QueueLog(String queue) {
+  MemoryLog(String queue) {
     this.queue = queue;
   }
 
