@@ -11,6 +11,8 @@ import io.queuebridge.core.errors.StoreLockedException;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.support.Names;
+import io.queuebridge.core.store.support.QueueConfigCodec;
 import io.queuebridge.core.topic.TopicFilters;
 import io.queuebridge.core.topic.TopicIndex;
 import java.io.IOException;
@@ -45,8 +47,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The file store: one directory holding every queue's segmented log and consumer-group state
- * (SEMANTICS §2.4, A9–A11). Obtain one from {@link FileStoreProvider} ({@code
- * queue.store.type=file}) or {@link io.queuebridge.core.store.QueueStores#file}.
+ * (durable, crash-recovered, locked against a second opener). Obtain one from {@link
+ * FileStoreProvider} ({@code queue.store.type=file}) or {@link
+ * io.queuebridge.core.store.QueueStores#file}.
  *
  * <p><b>Directory layout</b> (format version 1):
  *
@@ -388,7 +391,7 @@ public final class FileStorage implements Storage {
     QueueConfig config;
     try {
       config = QueueConfigCodec.fromJson(payload);
-    } catch (FormatException e) {
+    } catch (IllegalArgumentException e) {
       throw new StoreCorruptedException(
           null, cfg.toString(), -1, "bad queue configuration: " + e.getMessage());
     }

@@ -166,14 +166,7 @@ final class IndexLoader {
           throw seg.corruption(
               queue, pos, Frames.describeBadFrame(b, at, h, pos, seg.size, expected));
         }
-        scratch.recordAppend(
-            h.baseOffset(),
-            h.count(),
-            h.length(),
-            h.appendTime(),
-            h.maxTime(),
-            config.indexIntervalBytes(),
-            config.timeIndexIntervalMs());
+        scratch.recordFrame(h, config);
         expected = h.endOffset();
         pos += h.length();
       }

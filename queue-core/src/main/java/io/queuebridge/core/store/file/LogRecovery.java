@@ -225,9 +225,8 @@ final class LogRecovery {
           break;
         }
         if (h.version() != Frames.VERSION) {
-          throw new StoreCorruptedException(
+          throw s.corruption(
               queue,
-              s.logFile.toString(),
               pos,
               "frame format version "
                   + h.version()
@@ -236,14 +235,8 @@ final class LogRecovery {
                   + "; the store was written by a newer version, upgrade to open it)");
         }
         if (h.baseOffset() != expected || h.count() < 1) {
-          problem =
-              "frame has base offset "
-                  + h.baseOffset()
-                  + " and "
-                  + h.count()
-                  + " records where offset "
-                  + expected
-                  + " was expected";
+          // magic and length passed above: this names the offsets
+          problem = Frames.describeBadFrame(b, at, h, pos, fileSize, expected);
           break;
         }
         Map<String, String> delta;
@@ -254,14 +247,7 @@ final class LogRecovery {
           break;
         }
         cp.putAll(delta);
-        s.recordAppend(
-            h.baseOffset(),
-            h.count(),
-            h.length(),
-            h.appendTime(),
-            h.maxTime(),
-            config.indexIntervalBytes(),
-            config.timeIndexIntervalMs());
+        s.recordFrame(h, config);
         expected = h.endOffset();
         pos += h.length();
       }

@@ -233,6 +233,21 @@ final class Segment {
   }
 
   /**
+   * {@link #recordAppend} for a frame read back from the file (recovery, index rebuild), with the
+   * append time and record times its header carries.
+   */
+  void recordFrame(Frames.FrameHeader h, FileStoreConfig config) {
+    recordAppend(
+        h.baseOffset(),
+        h.count(),
+        h.length(),
+        h.appendTime(),
+        h.maxTime(),
+        config.indexIntervalBytes(),
+        config.timeIndexIntervalMs());
+  }
+
+  /**
    * Adds the final time-index entry (pointing at the last batch recorded) so the last key is the
    * segment's maximum.
    */

@@ -1,18 +1,21 @@
 package io.queuebridge.core.store.file;
 
 import io.queuebridge.core.Message;
+import io.queuebridge.core.store.support.QueueLog;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One queue's log in the file store: segment files in the queue's directory, appended to with group
- * commit, recovered on open in O(newest segment). The log owns its parts and routes every call to
- * the one whose job it is; it only waits for appends itself ({@link #awaitAppend}).
+ * One queue's log in the file store (its {@link QueueLog}): segment files in the queue's directory,
+ * appended to with group commit, recovered on open in O(newest segment). The log owns its parts and
+ * routes every call to the one whose job it is; it only waits for appends itself ({@link
+ * #awaitAppend}).
  *
  * <ul>
  *   <li>{@link SegmentSet}: the segments and the state every part shares (head, tail, checkpoint
@@ -30,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread-safe.
  */
-final class SegmentedLog {
+final class SegmentedLog implements QueueLog {
   private final SegmentSet segments;
   private final GroupCommitWriter writer;
   private final LogReader reader;
@@ -69,11 +72,43 @@ final class SegmentedLog {
     return new SegmentedLog(LogRecovery.recover(queue, dir, env, sticky, report), env, sticky);
   }
 
-  /** See {@link GroupCommitWriter#append}. */
-  long append(
-      List<Message> messages, Map<String, String> cp, boolean durable, boolean interruptible)
+  /**
+   * Returns once the write reached the OS (it survives a process kill); fsynced within {@code
+   * sync.interval.ms}, or before returning when that is 0. Not interruptible.
+   */
+  @Override
+  public long append(Message message) {
+    return appendUninterruptibly(List.of(message));
+  }
+
+  /** As {@link #append(Message)}. */
+  @Override
+  public long appendBatch(List<Message> batch) {
+    return appendUninterruptibly(batch);
+  }
+
+  /** Returns after a group-commit barrier covering the write: an fsync of its segment. */
+  @Override
+  public long appendAndSync(Message message) throws InterruptedException {
+    return writer.append(List.of(message), Map.of(), true, true);
+  }
+
+  /**
+   * Returns after a group-commit barrier covering the write. The checkpoints travel in the same
+   * frame as the batch, so they are durable, or lost, together with it.
+   */
+  @Override
+  public long appendBatchAndSync(List<Message> batch, Map<String, String> checkpoints)
       throws InterruptedException {
-    return writer.append(messages, cp, durable, interruptible);
+    return writer.append(batch, checkpoints, true, true);
+  }
+
+  private long appendUninterruptibly(List<Message> batch) {
+    try {
+      return writer.append(batch, Map.of(), false, false);
+    } catch (InterruptedException e) {
+      throw new AssertionError("uninterruptible append was interrupted", e);
+    }
   }
 
   /** Background sync: a barrier through everything written to the active segment. */
@@ -81,55 +116,78 @@ final class SegmentedLog {
     writer.syncActive();
   }
 
-  long head() {
+  @Override
+  public long head() {
     segments.checkOpen();
     return segments.head();
   }
 
-  long tail() {
+  @Override
+  public long tail() {
     segments.checkOpen();
     return segments.tail();
   }
 
   /** {@code tail - head}, read consistently enough (the head first). */
-  long count() {
+  @Override
+  public long count() {
     segments.checkOpen();
     long h = segments.head();
     return segments.tail() - h;
   }
 
-  /** A copy of the checkpoint map as of the tail. */
-  Map<String, String> checkpoints() {
+  /**
+   * A copy of the checkpoint map as of the last batch written, consistent with what {@link #read}
+   * can see: a batch whose barrier failed stays readable until the store is reopened (its messages
+   * may or may not be in the log), and so do its checkpoints. After a reopen it is exactly what
+   * survived, messages and checkpoints together.
+   */
+  @Override
+  public Map<String, String> checkpoints() {
     segments.checkOpen();
     return new HashMap<>(segments.checkpoints());
   }
 
   /** See {@link LogReader#read}. */
-  Message read(long offset) {
+  @Override
+  public Message read(long offset) {
     segments.checkOpen();
     return reader.read(offset);
   }
 
   /** See {@link LogReader#readBatch}. */
-  List<Message> readBatch(long start, int limit) {
+  @Override
+  public List<Message> readBatch(long start, int limit) {
     segments.checkOpen();
     return reader.readBatch(start, limit);
   }
 
-  /** See {@link LogRetention#timeOffset}. */
-  long timeOffset(long timeMillis) {
+  /**
+   * Coarse: the base of the first batch, found through the time index, after which a record time
+   * (createdAt, else the append time) reaches {@code time}. Never later than the exact answer; may
+   * be earlier by up to one time-index interval's worth of batches. See {@link
+   * LogRetention#timeOffset}.
+   */
+  @Override
+  public long timeOffset(Instant time) {
     segments.checkOpen();
-    return retention.timeOffset(timeMillis);
+    return retention.timeOffset(Frames.millis(time));
   }
 
-  /** See {@link LogRetention#sizeOffset}. */
-  long sizeOffset(long retentionBytes) {
+  /**
+   * Whole segments: the base of the newest segment that does not fit in the budget together with
+   * every newer segment (on-disk bytes). Under-trims, never over-trims. See {@link
+   * LogRetention#sizeOffset}.
+   */
+  @Override
+  public long sizeOffset(long retentionBytes) {
     segments.checkOpen();
     return retention.sizeOffset(retentionBytes);
   }
 
-  /** See {@link LogRetention#truncate}. */
-  void truncate(long minOffset) {
+  /** Whole segments; see {@link LogRetention#truncate}. */
+  @Override
+  public void truncate(long minOffset) {
     retention.truncate(minOffset);
   }
 
@@ -140,7 +198,8 @@ final class SegmentedLog {
    * @return whether the tail moved beyond {@code offset}
    * @throws InterruptedException if interrupted while waiting
    */
-  boolean awaitAppend(long offset, Duration timeout) throws InterruptedException {
+  @Override
+  public boolean awaitAppend(long offset, Duration timeout) throws InterruptedException {
     segments.checkOpen();
     if (segments.tail() > offset) {
       return true;

@@ -1,13 +1,13 @@
 /**
  * The {@code file} store: a durable segmented log per queue in one local directory, with group
- * commit, crash recovery and crash-safe consumer-group state (DESIGN "Stores", SEMANTICS §2.4,
- * A9–A11).
+ * commit, crash recovery and crash-safe consumer-group state.
  *
  * <p><b>Public surface.</b> {@link io.queuebridge.core.store.file.FileStoreProvider} (found by
  * {@link java.util.ServiceLoader} as {@code file}; its javadoc lists every configuration key),
  * {@link io.queuebridge.core.store.file.FileStorage} (the open store; {@code recovery()} reports
  * what opening repaired) and {@link io.queuebridge.core.store.file.RecoveryReport}. Everything else
- * is package-private.
+ * is package-private. The naming rules and the queue-configuration format it shares with other
+ * stores are in {@link io.queuebridge.core.store.support}.
  *
  * <p><b>On-disk format, version 1</b> (details next to the code that reads each file):
  *
@@ -20,9 +20,12 @@
  *       verified on use and rebuilt when missing or damaged.
  *   <li>Small files (store marker, queue configuration, checkpoint snapshot, indexes) share one
  *       envelope (magic, version, length, CRC-32C) and are replaced atomically: {@code Blobs}.
+ *   <li>Queue configuration ({@code queue.cfg}): JSON written by {@link
+ *       io.queuebridge.core.store.support.QueueConfigCodec}, in the envelope.
  *   <li>Consumer groups ({@code groups/<g>.grp}): an operation log with snapshots, {@code
  *       GroupLog}.
- *   <li>Names: {@code Names} (percent-encoding, never an escaping path component).
+ *   <li>Names: {@link io.queuebridge.core.store.support.Names} (percent-encoding, never an escaping
+ *       path component).
  * </ul>
  *
  * <p><b>A queue's log</b> ({@code SegmentedLog}) owns one part per job: the segment set and the

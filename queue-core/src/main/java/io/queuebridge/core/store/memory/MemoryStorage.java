@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * The memory store: queue logs and consumer groups in this JVM's heap, gone when it is closed or
- * the process exits (SEMANTICS B §2.3a).
+ * the process exits; never durable.
  *
  * <p><b>Concurrency.</b> Queues live in a concurrent map; creating, updating and deleting a queue
  * (which also maintains the topic index) is serialised by one admin lock, while everything else
