@@ -26,9 +26,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Failures.</b> Before writing, the writer checks that the log is open and not broken and
  * retries a recorded sync failure ({@link StickyFailure}); a refused or failed write fails every
- * frame it would have written, and nothing of it stays in the file ({@link SegmentSet#write}). A
- * durable frame whose barrier fails is reported failed to its caller (the write must not be
- * acknowledged) unless a barrier of its own covers it.
+ * frame it would have written, and nothing of it stays in the file (or, when that cannot be undone,
+ * the log is broken: {@link SegmentSet#write}). A durable frame whose barrier fails is reported
+ * failed to its caller (the write must not be acknowledged) unless an earlier barrier had already
+ * made it durable.
  */
 final class GroupCommitWriter {
   private static final int MAX_COMBINED_BYTES = 4 << 20;

@@ -27,9 +27,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link LogRetention}: time and size lookups, truncation.
  * </ul>
  *
- * <p>Every method but {@link #close} and {@link #delete} throws {@link
- * io.queuebridge.core.errors.StoreClosedException} once the store was closed and {@link
- * io.queuebridge.core.errors.QueueNotFoundException} once the queue was deleted.
+ * <p>Every {@link QueueLog} method throws {@link io.queuebridge.core.errors.StoreClosedException}
+ * once the store was closed and {@link io.queuebridge.core.errors.QueueNotFoundException} once the
+ * queue was deleted; {@link #close}, {@link #delete} and the background sync are no-ops then.
  *
  * <p>Thread-safe.
  */
