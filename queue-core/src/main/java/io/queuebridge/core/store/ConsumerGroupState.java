@@ -10,8 +10,8 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
- * A snapshot of one consumer group's state (BEHAVIOUR Q-GROUP). Immutable; stores hand out
- * snapshots and all changes go through {@link ConsumerGroupStore} calls.
+ * A snapshot of one consumer group's state. Immutable; stores hand out snapshots and all changes go
+ * through {@link ConsumerGroupStore} calls.
  *
  * @param queue the queue the group reads
  * @param id the effective group id ({@code group} or {@code group@pattern})

@@ -4,6 +4,7 @@ import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
 import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.store.support.StoreChecks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import java.util.function.Supplier;
 
 /**
  * Persistent consumer-group state: cursors, committed offsets, pending entry lists (PEL) and
- * memberships (BEHAVIOUR S-GROUP).
+ * memberships.
  *
  * <p><b>Shape.</b> Five primitives ({@link #createGroup}, {@link #findGroup}, {@link #updateGroup},
  * {@link #deleteGroup}, {@link #listGroups}) and conveniences built on them as {@code default}
@@ -26,8 +27,8 @@ import java.util.function.Supplier;
  * <p><b>Threads.</b> Implementations are thread-safe for concurrent calls. The default methods
  * read, change and write back a whole group, so two of them racing on <em>one</em> group can lose
  * an update: callers serialise mutations of a group (the consumer manager holds one lock for all
- * group operations, BEHAVIOUR Q-CLAIM). A store shared by several processes makes such a sequence
- * atomic across all of them through {@link #atomically}.
+ * group operations). A store shared by several processes makes such a sequence atomic across all of
+ * them through {@link #atomically}.
  *
  * <p><b>Durability.</b> A persistent store makes every change survive a process kill when the call
  * returns; whether it also survives a machine crash is the store's documented choice. A change lost
@@ -46,10 +47,10 @@ public interface ConsumerGroupStore {
    * <p>The body runs exactly once, on the calling thread. If it throws, the exception propagates
    * unchanged; a transactional store then discards the body's changes, others keep whatever the
    * body did before throwing. The default just calls {@code body.get()}: stores used by one process
-   * rely on the caller's own lock (the consumer manager's, BEHAVIOUR Q-CLAIM). A shared store runs
-   * the body in one transaction holding a per-group lock, and the store calls the body makes on the
-   * calling thread join that transaction; its changes become visible (and, for a persistent store,
-   * durable as the other methods are) when {@code atomically} returns.
+   * rely on the caller's own lock (the consumer manager's). A shared store runs the body in one
+   * transaction holding a per-group lock, and the store calls the body makes on the calling thread
+   * join that transaction; its changes become visible (and, for a persistent store, durable as the
+   * other methods are) when {@code atomically} returns.
    *
    * <p>Blocks while another holder of the same group's lock runs. Nested calls for another group
    * take that group's lock too; callers should not nest them (two processes nesting in opposite
@@ -213,13 +214,13 @@ public interface ConsumerGroupStore {
   }
 
   /**
-   * The acknowledgement step of BEHAVIOUR Q-ACKN in one call: removes the entry at {@code offset}
-   * if {@code consumerId} holds it with {@code deliveryCount} deliveries (a fence against settling
-   * an entry that was stolen or redelivered since), then raises the committed offset to the lowest
-   * offset still pending, or to the cursor when nothing is, at {@code now} (never lowers it; when
-   * it does not move, {@code updatedAt} is left as {@link #removePending} leaves it). The engine
-   * uses it for acks, rejects and every other removal. The default reads the group, then calls
-   * {@link #removePending} and, when the committed offset moves, {@link #updateCommitted}; a store
+   * The acknowledgement step in one call: removes the entry at {@code offset} if {@code consumerId}
+   * holds it with {@code deliveryCount} deliveries (a fence against settling an entry that was
+   * stolen or redelivered since), then raises the committed offset to the lowest offset still
+   * pending, or to the cursor when nothing is, at {@code now} (never lowers it; when it does not
+   * move, {@code updatedAt} is left as {@link #removePending} leaves it). The engine uses it for
+   * acks, rejects and every other removal. The default reads the group, then calls {@link
+   * #removePending} and, when the committed offset moves, {@link #updateCommitted}; a store
    * overriding it may apply both as one change, with the same result.
    *
    * @return the committed offset after the call
@@ -252,10 +253,10 @@ public interface ConsumerGroupStore {
    * {@code i} in order, the entry at {@code offsets[i]} is removed if {@code consumerId} holds it
    * with {@code deliveryCounts[i]} deliveries, and {@code removed[i]} is set to whether it was; a
    * refused entry changes nothing and does not stop the others. The committed offset ends where
-   * that many {@link #acknowledgePending} calls in order would leave it (BEHAVIOUR Q-ACKN), at
-   * {@code now}. The engine's batch acknowledgement ({@code GroupCoordinator.ackAll}) calls it once
-   * per holder. The default makes one {@link #acknowledgePending} call per offset; a store
-   * overriding it may apply the batch as one change (and should, for speed), with the same result.
+   * that many {@link #acknowledgePending} calls in order would leave it, at {@code now}. The
+   * engine's batch acknowledgement ({@code GroupCoordinator.ackAll}) calls it once per holder. The
+   * default makes one {@link #acknowledgePending} call per offset; a store overriding it may apply
+   * the batch as one change (and should, for speed), with the same result.
    *
    * @param removed filled in by the call; same length as {@code offsets}
    * @return the committed offset after the call
@@ -287,8 +288,8 @@ public interface ConsumerGroupStore {
 
   /**
    * Where the committed offset of {@code g} should be once the entry at {@code offset} is gone: the
-   * lowest other pending offset, or the cursor when no other entry is pending (BEHAVIOUR Q-ACKN).
-   * Never below the current committed offset.
+   * lowest other pending offset, or the cursor when no other entry is pending. Never below the
+   * current committed offset.
    */
   static long committedAfterRemoving(ConsumerGroupState g, long offset) {
     long target = g.cursor();

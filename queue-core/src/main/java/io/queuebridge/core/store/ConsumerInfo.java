@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * A member of a consumer group (BEHAVIOUR Q-GROUP).
+ * A member of a consumer group.
  *
  * @param id the member id (the client id)
  * @param clientId the client it belongs to

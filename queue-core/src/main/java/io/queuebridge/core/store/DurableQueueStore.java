@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * A {@link QueueStore} that can append <em>and</em> establish a durability barrier for exactly that
- * write as one operation (BEHAVIOUR Q-DUR).
+ * write as one operation.
  *
  * <p><b>What "durable" means.</b> When a sync method returns normally and {@link
  * #supportsDurableSync()} is true, the appended messages (and checkpoints) survive a process kill

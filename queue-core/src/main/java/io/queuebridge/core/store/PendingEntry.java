@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * A message claimed by a consumer of a queue-mode group and not yet settled (BEHAVIOUR Q-GROUP).
+ * A message claimed by a consumer of a queue-mode group and not yet settled.
  *
  * @param offset the message's offset
  * @param consumerId the member holding it

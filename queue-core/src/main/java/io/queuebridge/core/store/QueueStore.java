@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The append-only log of every queue, plus the queue configurations (BEHAVIOUR S-QUEUE).
+ * The append-only log of every queue, plus the queue configurations.
  *
  * <p><b>Threads.</b> Every method may be called from any thread, concurrently; implementations are
  * thread-safe. Appends to one queue are serialised by the store and get contiguous offsets in call
@@ -84,7 +84,8 @@ public interface QueueStore extends AutoCloseable {
 
   /**
    * Names of the queues with at least one topic filter matching {@code topic}, without duplicates,
-   * in first-match order (BEHAVIOUR T-IDX). An empty topic matches nothing.
+   * in first-match order (as {@link io.queuebridge.core.topic.TopicIndex#findMatching} defines it).
+   * An empty topic matches nothing.
    */
   List<String> findMatchingQueues(String topic);
 

@@ -9,7 +9,8 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.PendingEntry;
-import io.queuebridge.core.store.file.Names;
+import io.queuebridge.core.store.support.Names;
+import io.queuebridge.core.store.support.StoreChecks;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,8 +27,8 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The consumer-group half of {@link PostgresStorage} (BEHAVIOUR S-GROUP): one row per group, one
- * per pending entry, one per member.
+ * The consumer-group half of {@link PostgresStorage}: one row per group, one per pending entry, one
+ * per member.
  *
  * <p><b>Atomicity.</b> Every method is one transaction that first locks the group's row ({@code
  * SELECT ... FOR UPDATE} or an {@code UPDATE} of it), so two calls on one group never lose an
@@ -44,6 +45,11 @@ import java.util.function.Supplier;
  * <p><b>Errors.</b> Unknown queue: {@link QueueNotFoundException} for {@link #createGroup}, {@link
  * #findGroup} and {@link #listGroups}; {@link GroupNotFoundException} for the methods that need the
  * group; nothing for {@link #deleteGroup}.
+ *
+ * <p><b>Shared with the other stores</b>: the argument checks of more than one argument ({@link
+ * StoreChecks}) and the naming rules for group ids ({@link Names}). The group rules are SQL here,
+ * not {@link io.queuebridge.core.store.support.GroupTable}: a change is one statement on rows
+ * shared by every process, never an in-memory table.
  *
  * <p>Thread-safe.
  */
@@ -260,10 +266,7 @@ final class PgGroupStore implements ConsumerGroupStore {
       String to,
       Instant now,
       Duration visibility) {
-    Objects.requireNonNull(from, "from");
-    Objects.requireNonNull(to, "to");
-    Objects.requireNonNull(now, "now");
-    Objects.requireNonNull(visibility, "visibility");
+    StoreChecks.checkTransfer(from, to, now, visibility);
     Instant visibleAt = now.plus(visibility);
     return db.write(
         queue,
@@ -314,11 +317,7 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public void claimPending(
       String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
-    Objects.requireNonNull(entries, "entries");
-    Objects.requireNonNull(now, "now");
-    for (PendingEntry e : entries) {
-      Objects.requireNonNull(e, "entry");
-    }
+    StoreChecks.checkClaim(entries, now);
     db.write(
         queue,
         c -> {

@@ -8,9 +8,9 @@ import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.store.DurableQueueStore;
-import io.queuebridge.core.store.file.Names;
-import io.queuebridge.core.store.file.QueueConfigCodec;
-import io.queuebridge.core.topic.TopicFilters;
+import io.queuebridge.core.store.support.Names;
+import io.queuebridge.core.store.support.QueueConfigCodec;
+import io.queuebridge.core.store.support.StoreChecks;
 import io.queuebridge.core.topic.TopicIndex;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The queue-log half of {@link PostgresStorage} (BEHAVIOUR S-QUEUE, Q-DUR).
+ * The queue-log half of {@link PostgresStorage}.
  *
  * <p><b>Appends.</b> One transaction per call: {@code UPDATE queues SET tail = tail + n ...
  * RETURNING} reserves the offsets (the row lock serialises writers of one queue across every
@@ -47,6 +47,12 @@ import java.util.function.Supplier;
  * <p><b>Topic index.</b> {@link #findMatchingQueues} keeps a {@link TopicIndex} rebuilt whenever
  * the {@code catalog} version moved (one indexed single-row read per call), so queues created by
  * other processes are matched at once.
+ *
+ * <p><b>Shared with the other stores</b>: the argument checks ({@link StoreChecks}), the naming
+ * rules ({@link Names}, applied before {@link QueueConfig#validate()}) and the configuration format
+ * ({@link QueueConfigCodec}). Unlike the memory and file stores it does not extend {@link
+ * io.queuebridge.core.store.support.QueueLogStore}: there is no per-queue log in this process to
+ * forward to, every call is SQL on rows that every process shares.
  *
  * <p>Thread-safe.
  */
@@ -132,12 +138,7 @@ final class PgQueueStore implements DurableQueueStore {
 
   @Override
   public void updateQueue(QueueConfig config) {
-    Objects.requireNonNull(config, "config");
-    Objects.requireNonNull(config.name(), "config.name");
-    db.checkOpen();
-    for (String filter : config.topics()) {
-      TopicFilters.validateFilter(filter);
-    }
+    StoreChecks.checkUpdate(config, db::checkOpen);
     byte[] json = QueueConfigCodec.toJson(config);
     changeQueueRow(
         config.name(),
@@ -245,13 +246,13 @@ final class PgQueueStore implements DurableQueueStore {
 
   @Override
   public long appendBatch(String queue, List<Message> messages) {
-    return appendNow(queue, checkBatch(queue, messages), Map.of(), false);
+    return appendNow(queue, StoreChecks.checkBatch(queue, messages), Map.of(), false);
   }
 
   @Override
   public long appendAndSync(String queue, Message message) throws InterruptedException {
     Objects.requireNonNull(message, "message");
-    checkNotInterrupted(queue);
+    StoreChecks.checkNotInterrupted(queue);
     return appendNow(queue, List.of(message), Map.of(), true);
   }
 
@@ -259,9 +260,9 @@ final class PgQueueStore implements DurableQueueStore {
   public long appendBatchAndSync(
       String queue, List<Message> messages, Map<String, String> checkpoints)
       throws InterruptedException {
-    List<Message> batch = checkBatch(queue, messages);
+    List<Message> batch = StoreChecks.checkBatch(queue, messages);
     Map<String, String> merged = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
-    checkNotInterrupted(queue);
+    StoreChecks.checkNotInterrupted(queue);
     return appendNow(queue, batch, merged, true);
   }
 
@@ -456,10 +457,7 @@ final class PgQueueStore implements DurableQueueStore {
 
   @Override
   public List<Message> readBatch(String queue, long start, int limit) {
-    if (limit <= 0) {
-      throw new IllegalArgumentException(
-          "limit must be > 0 to read queue " + queue + ", got " + limit);
-    }
+    StoreChecks.checkReadLimit(queue, limit);
     Objects.requireNonNull(queue, "queue");
     return db.read(
         queue,
@@ -579,10 +577,7 @@ final class PgQueueStore implements DurableQueueStore {
    */
   @Override
   public OptionalLong sizeOffset(String queue, long retentionBytes) {
-    if (retentionBytes < 0) {
-      throw new IllegalArgumentException(
-          "retentionBytes must be >= 0 for queue " + queue + ", got " + retentionBytes);
-    }
+    StoreChecks.checkRetentionBytes(queue, retentionBytes);
     Objects.requireNonNull(queue, "queue");
     long budget = Math.min(retentionBytes, Long.MAX_VALUE / 4); // no overflow in SQL
     return OptionalLong.of(
@@ -643,7 +638,7 @@ final class PgQueueStore implements DurableQueueStore {
     }
     AppendListener.Waiters w = listener.waiters(queue);
     long pollNanos = TimeUnit.MILLISECONDS.toNanos(db.config().pollIntervalMs());
-    long deadline = System.nanoTime() + saturatedNanos(timeout);
+    long deadline = System.nanoTime() + StoreChecks.awaitNanos(timeout);
     while (true) {
       long generation;
       w.lock.lock();
@@ -698,32 +693,6 @@ final class PgQueueStore implements DurableQueueStore {
     } catch (RuntimeException e) {
       throw new StoreCorruptedException(
           queue, description + " queues", -1, "unreadable queue config: " + e.getMessage());
-    }
-  }
-
-  private static long saturatedNanos(Duration timeout) {
-    if (timeout.isNegative() || timeout.isZero()) {
-      return 0;
-    }
-    try {
-      return timeout.toNanos();
-    } catch (ArithmeticException tooLong) {
-      return TimeUnit.DAYS.toNanos(365L * 100);
-    }
-  }
-
-  private static List<Message> checkBatch(String queue, List<Message> messages) {
-    Objects.requireNonNull(messages, "messages");
-    if (messages.isEmpty()) {
-      throw new IllegalArgumentException("cannot append an empty batch to queue " + queue);
-    }
-    return List.copyOf(messages);
-  }
-
-  private static void checkNotInterrupted(String queue) throws InterruptedException {
-    if (Thread.interrupted()) {
-      throw new InterruptedException(
-          "interrupted before appending to queue " + queue + "; nothing was written");
     }
   }
 }

@@ -7,6 +7,8 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.support.Names;
+import io.queuebridge.core.store.support.StoreChecks;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,13 +18,13 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The consumer-group half of {@link FileStorage} (BEHAVIOUR S-GROUP, S-FILE): one {@link GroupLog}
- * per group.
+ * The consumer-group half of {@link FileStorage}: one {@link GroupLog} per group.
  *
- * <p>Every convenience of {@link ConsumerGroupStore} is overridden to log just the change (one
- * small record, one {@code write}) instead of reading and rewriting the whole group; each keeps the
- * documented behaviour and the same {@code updatedAt} choice as the default it replaces, and is
- * atomic per group.
+ * <p>Every convenience of {@link ConsumerGroupStore} but {@code acknowledgeAllPending} (whose
+ * default makes one {@link #acknowledgePending} per entry) is overridden to log just the change
+ * (one small record, one {@code write}) instead of reading and rewriting the whole group; each
+ * keeps the documented behaviour and the same {@code updatedAt} choice as the default it replaces,
+ * and is atomic per group.
  *
  * <p><b>Durability.</b> A change survives a process kill when the call returns. It survives a
  * machine crash on return with {@code group.sync=always} (or {@code sync.interval.ms=0}); with the
@@ -35,6 +37,15 @@ import java.util.Optional;
  * {@link #deleteGroup}, which is idempotent. Group ids are checked against the file-name rules of
  * {@link Names} when a group is created ({@link
  * io.queuebridge.core.errors.InvalidConfigException}).
+ *
+ * <p><b>Shared with the other stores</b>: the argument checks of more than one argument ({@link
+ * StoreChecks}) and the group rules ({@link io.queuebridge.core.store.support.GroupTable}, behind
+ * each {@link GroupLog}). Not shared: the method-by-method forwarding, which looks like the memory
+ * store's but is not the same code. Here a method checks its arguments and hands the call to the
+ * group's log, which checks, writes a record and applies it under the log's lock; the memory
+ * store's method is itself the atomic step (check and apply on the table under the group's
+ * monitor). A common base would need a public per-group interface as wide as {@link
+ * ConsumerGroupStore} to remove nothing but one-line lookups.
  *
  * <p>Thread-safe.
  */
@@ -159,10 +170,7 @@ final class FileGroupStore implements ConsumerGroupStore {
       String to,
       Instant now,
       Duration visibility) {
-    Objects.requireNonNull(from, "from");
-    Objects.requireNonNull(to, "to");
-    Objects.requireNonNull(now, "now");
-    Objects.requireNonNull(visibility, "visibility");
+    StoreChecks.checkTransfer(from, to, now, visibility);
     return group(queue, groupId).transferPending(offset, from, to, now, visibility);
   }
 

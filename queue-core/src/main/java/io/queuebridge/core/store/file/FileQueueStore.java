@@ -1,25 +1,22 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueStoreException;
-import io.queuebridge.core.store.DurableQueueStore;
-import io.queuebridge.core.store.StoreChecks;
+import io.queuebridge.core.store.support.Names;
+import io.queuebridge.core.store.support.QueueConfigCodec;
+import io.queuebridge.core.store.support.QueueLogStore;
+import io.queuebridge.core.store.support.StoreChecks;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The queue-log half of {@link FileStorage} (BEHAVIOUR S-QUEUE, Q-DUR, S-FILE).
+ * The queue-log half of {@link FileStorage}: one {@link SegmentedLog} per queue, behind the shared
+ * argument checks and forwarding of {@link QueueLogStore}.
  *
  * <ul>
  *   <li>{@link #createQueue} applies the full {@link QueueConfig#validate()} and the file-name
@@ -40,11 +37,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-final class FileQueueStore implements DurableQueueStore {
+final class FileQueueStore extends QueueLogStore {
   private static final Logger LOG = LoggerFactory.getLogger(FileQueueStore.class);
   private final FileStorage storage;
 
   FileQueueStore(FileStorage storage) {
+    super(storage);
     this.storage = storage;
   }
 
@@ -68,10 +66,10 @@ final class FileQueueStore implements DurableQueueStore {
           storage.discard(qdir);
         }
         storage.createDir(qdir);
-        QueueLog log;
+        SegmentedLog log;
         try {
           Files.createDirectory(qdir.resolve(FileStorage.GROUPS));
-          log = QueueLog.create(config.name(), qdir, storage.env); // fsyncs qdir
+          log = SegmentedLog.create(config.name(), qdir, storage.env); // fsyncs qdir
           Blobs.writeAtomically(
               storage.io, qdir.resolve(FileStorage.QUEUE_CONFIG), wrap(config)); // the commit point
         } catch (IOException | RuntimeException e) {
@@ -149,54 +147,6 @@ final class FileQueueStore implements DurableQueueStore {
     return storage.index.findMatching(topic);
   }
 
-  @Override
-  public long append(String queue, Message message) {
-    Objects.requireNonNull(message, "message");
-    return appendUninterruptibly(queue, List.of(message), Map.of(), false);
-  }
-
-  @Override
-  public long appendBatch(String queue, List<Message> messages) {
-    return appendUninterruptibly(queue, StoreChecks.checkBatch(queue, messages), Map.of(), false);
-  }
-
-  @Override
-  public long appendAndSync(String queue, Message message) throws InterruptedException {
-    Objects.requireNonNull(message, "message");
-    StoreChecks.checkNotInterrupted(queue);
-    return storage.entry(queue).log.append(List.of(message), Map.of(), true, true);
-  }
-
-  @Override
-  public long appendBatchAndSync(
-      String queue, List<Message> messages, Map<String, String> checkpoints)
-      throws InterruptedException {
-    List<Message> batch = StoreChecks.checkBatch(queue, messages);
-    Map<String, String> cp = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
-    StoreChecks.checkNotInterrupted(queue);
-    return storage.entry(queue).log.append(batch, cp, true, true);
-  }
-
-  private long appendUninterruptibly(
-      String queue, List<Message> batch, Map<String, String> cp, boolean durable) {
-    try {
-      return storage.entry(queue).log.append(batch, cp, durable, false);
-    } catch (InterruptedException e) {
-      throw new AssertionError("uninterruptible append was interrupted", e);
-    }
-  }
-
-  /**
-   * The checkpoint map as of the last batch written, consistent with what {@link #read} can see: a
-   * batch whose barrier failed stays readable until the store is reopened (its messages "may or may
-   * not be in the log"), and so do its checkpoints. After a reopen it is exactly what survived,
-   * messages and checkpoints together.
-   */
-  @Override
-  public Map<String, String> checkpoints(String queue) {
-    return storage.entry(queue).log.checkpoints();
-  }
-
   /** True: a completed barrier is an fsync of the segment that took the write. */
   @Override
   public boolean supportsDurableSync() {
@@ -204,74 +154,7 @@ final class FileQueueStore implements DurableQueueStore {
   }
 
   @Override
-  public Message read(String queue, long offset) {
-    return storage.entry(queue).log.read(offset);
-  }
-
-  @Override
-  public List<Message> readBatch(String queue, long start, int limit) {
-    StoreChecks.checkReadLimit(queue, limit);
-    return storage.entry(queue).log.readBatch(start, limit);
-  }
-
-  @Override
-  public long head(String queue) {
-    return storage.entry(queue).log.head();
-  }
-
-  @Override
-  public long tail(String queue) {
-    return storage.entry(queue).log.tail();
-  }
-
-  @Override
-  public long count(String queue) {
-    return storage.entry(queue).log.count();
-  }
-
-  @Override
-  public void truncate(String queue, long minOffset) {
-    storage.entry(queue).log.truncate(minOffset);
-  }
-
-  /**
-   * Coarse: the base of the first batch, found through the time index, after which a record time
-   * (createdAt, else the append time) reaches {@code time}. Never later than the exact answer; may
-   * be earlier by up to one time-index interval's worth of batches.
-   */
-  @Override
-  public OptionalLong timeOffset(String queue, Instant time) {
-    Objects.requireNonNull(time, "time");
-    return OptionalLong.of(storage.entry(queue).log.timeOffset(Frames.millis(time)));
-  }
-
-  /**
-   * Whole segments: the base of the newest segment that does not fit in the budget together with
-   * every newer segment (on-disk bytes). Under-trims, never over-trims.
-   *
-   * @throws IllegalArgumentException if {@code retentionBytes} is negative
-   */
-  @Override
-  public OptionalLong sizeOffset(String queue, long retentionBytes) {
-    StoreChecks.checkRetentionBytes(queue, retentionBytes);
-    return OptionalLong.of(storage.entry(queue).log.sizeOffset(retentionBytes));
-  }
-
-  @Override
-  public boolean awaitAppend(String queue, long offset, Duration timeout)
-      throws InterruptedException {
-    Objects.requireNonNull(timeout, "timeout");
-    return storage.entry(queue).log.awaitAppend(offset, timeout);
-  }
-
-  /** Closes the whole {@link FileStorage} (both halves). Idempotent. */
-  @Override
-  public void close() {
-    storage.close();
-  }
-
-  @Override
-  public String toString() {
-    return storage.description();
+  protected SegmentedLog log(String queue) {
+    return storage.entry(queue).log;
   }
 }

@@ -11,6 +11,8 @@ import io.queuebridge.core.errors.StoreLockedException;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.support.Names;
+import io.queuebridge.core.store.support.QueueConfigCodec;
 import io.queuebridge.core.topic.TopicFilters;
 import io.queuebridge.core.topic.TopicIndex;
 import java.io.IOException;
@@ -45,7 +47,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The file store: one directory holding every queue's segmented log and consumer-group state
- * (BEHAVIOUR S-FILE, S-LOCK, S-CLOSE, F-RECOVER, S-NAMES). Obtain one from {@link
+ * (durable, crash-recovered, locked against a second opener). Obtain one from {@link
  * FileStoreProvider} ({@code queue.store.type=file}) or {@link
  * io.queuebridge.core.store.QueueStores#file}.
  *
@@ -114,11 +116,11 @@ public final class FileStorage implements Storage {
   static final class QueueEntry {
     final String name;
     final Path dir;
-    final QueueLog log;
+    final SegmentedLog log;
     final ConcurrentHashMap<String, GroupLog> groups = new ConcurrentHashMap<>();
     volatile QueueConfig config;
 
-    QueueEntry(String name, Path dir, QueueLog log, QueueConfig config) {
+    QueueEntry(String name, Path dir, SegmentedLog log, QueueConfig config) {
       this.name = name;
       this.dir = dir;
       this.log = log;
@@ -389,7 +391,7 @@ public final class FileStorage implements Storage {
     QueueConfig config;
     try {
       config = QueueConfigCodec.fromJson(payload);
-    } catch (FormatException e) {
+    } catch (IllegalArgumentException e) {
       throw new StoreCorruptedException(
           null, cfg.toString(), -1, "bad queue configuration: " + e.getMessage());
     }
@@ -408,7 +410,7 @@ public final class FileStorage implements Storage {
               + expected);
     }
     Files.deleteIfExists(qdir.resolve(QUEUE_CONFIG + ".tmp"));
-    QueueLog log = QueueLog.open(name, qdir, env, report);
+    SegmentedLog log = SegmentedLog.open(name, qdir, env, report);
     QueueEntry entry = new QueueEntry(name, qdir, log, config);
     Path gdir = entry.groupsDir();
     if (!Files.isDirectory(gdir)) {

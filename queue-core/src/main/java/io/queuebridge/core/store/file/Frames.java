@@ -317,6 +317,28 @@ final class Frames {
   }
 
   /**
+   * Why the header {@code h} at {@code b[at..]} is not the frame expected at byte {@code pos} of a
+   * segment whose valid part is {@code valid} bytes long and whose next frame should start at
+   * offset {@code expected}: its magic, its length or its offsets, for an error message.
+   */
+  static String describeBadFrame(
+      byte[] b, int at, FrameHeader h, long pos, long valid, long expected) {
+    if (magic(b, at) != MAGIC) {
+      return String.format("bad frame magic 0x%08X", magic(b, at));
+    }
+    if (h.length() < HEADER || h.length() > valid - pos) {
+      return "bad frame length " + h.length() + " (" + (valid - pos) + " bytes remain)";
+    }
+    return "frame has base offset "
+        + h.baseOffset()
+        + " and "
+        + h.count()
+        + " records where offset "
+        + expected
+        + " was expected";
+  }
+
+  /**
    * Decodes records {@code [from, from+max)} of a verified frame at {@code frame[off..]} (clipped
    * to its count).
    *

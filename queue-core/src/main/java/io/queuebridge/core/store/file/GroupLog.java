@@ -5,8 +5,8 @@ import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerInfo;
-import io.queuebridge.core.store.GroupTable;
 import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.support.GroupTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,8 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One consumer group's state, persisted as an operation log with snapshots (BEHAVIOUR S-GROUP,
- * S-FILE).
+ * One consumer group's state, persisted as an operation log with snapshots.
  *
  * <p><b>File</b> {@code groups/<encoded group id>.grp} (big-endian):
  *

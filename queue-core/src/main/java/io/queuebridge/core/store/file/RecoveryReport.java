@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * What opening a file store repaired (BEHAVIOUR F-RECOVER): torn or corrupt tails cut from the
- * newest segment of a queue's log, damaged tails cut from consumer-group logs, and leftovers of
- * interrupted operations removed. Immutable; an empty report means the store was clean.
+ * What opening a file store repaired: torn or corrupt tails cut from the newest segment of a
+ * queue's log, damaged tails cut from consumer-group logs, and leftovers of interrupted operations
+ * removed. Immutable; an empty report means the store was clean.
  *
  * @param logCuts tails cut from the newest segment of queue logs (never acknowledged data: a
  *     durable append returns only after its barrier, which covers the whole frame)

@@ -1,5 +1,6 @@
 package io.queuebridge.core.store.file;
 
+import io.queuebridge.core.errors.StoreCorruptedException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -21,7 +22,8 @@ import java.util.function.BooleanSupplier;
  * views without locks. The group-commit barrier ({@link #syncThrough}) takes no lock at all (a
  * compare-and-set elects the leader) and never runs under the append lock.
  *
- * <p><b>Group commit</b> (BEHAVIOUR Q-GC, F-BARRIER). {@code syncThrough(target)}:
+ * <p><b>Group commit</b>: concurrent callers share one fsync, and no caller is told "durable" by a
+ * barrier that started before its write. {@code syncThrough(target)}:
  *
  * <ol>
  *   <li>if the write ending at {@code target} lies in a <em>poisoned</em> range — covered by a
@@ -77,10 +79,11 @@ final class Segment {
 
   // Active segment only, under the append lock.
   long firstAppendTime = Long.MIN_VALUE;
+  private long lastBatchBase = -1;
   private long lastIndexedPosition = Long.MIN_VALUE;
   private long lastTimeIndexed = Long.MIN_VALUE;
 
-  /** In-memory indexes of the active segment; null for a sealed one (see QueueLog's cache). */
+  /** In-memory indexes of the active segment; null for a sealed one (see {@link IndexLoader}). */
   volatile SparseIndex offsetIndex;
 
   volatile SparseIndex timeIndex;
@@ -157,6 +160,14 @@ final class Segment {
     this.syncedThrough = baseOffset;
   }
 
+  /**
+   * A {@link StoreCorruptedException} naming this segment's file and the byte position ({@code -1}
+   * for the file as a whole) where {@code reason} was found.
+   */
+  StoreCorruptedException corruption(String queue, long pos, String reason) {
+    return new StoreCorruptedException(queue, logFile.toString(), pos, reason);
+  }
+
   /** Zero-padded 20-digit base offset, so lexical order is numeric order. */
   static String fileName(long baseOffset) {
     return String.format("%020d", baseOffset);
@@ -215,13 +226,32 @@ final class Segment {
     if (firstAppendTime == Long.MIN_VALUE) {
       firstAppendTime = appendTime;
     }
+    lastBatchBase = base;
     maxTime = running;
     size = pos + len;
     endOffset = base + count;
   }
 
-  /** Adds the final time-index entry so the last key is the segment's maximum. */
-  void completeTimeIndex(long lastBatchBase) {
+  /**
+   * {@link #recordAppend} for a frame read back from the file (recovery, index rebuild), with the
+   * append time and record times its header carries.
+   */
+  void recordFrame(Frames.FrameHeader h, FileStoreConfig config) {
+    recordAppend(
+        h.baseOffset(),
+        h.count(),
+        h.length(),
+        h.appendTime(),
+        h.maxTime(),
+        config.indexIntervalBytes(),
+        config.timeIndexIntervalMs());
+  }
+
+  /**
+   * Adds the final time-index entry (pointing at the last batch recorded) so the last key is the
+   * segment's maximum.
+   */
+  void completeTimeIndex() {
     if (timeIndex != null && maxTime != Long.MIN_VALUE && maxTime > lastTimeIndexed) {
       timeIndex.add(maxTime, lastBatchBase);
       lastTimeIndexed = maxTime;

@@ -14,8 +14,8 @@ import java.util.Arrays;
  * <p><b>File format</b> ({@code .idx} / {@code .tix}): a {@link Blobs} envelope (magic {@code QBIX}
  * / {@code QBTX}, version 1) whose payload is {@code long baseOffset, int count, count x (long key,
  * long value)}. Index files are hints: they are verified when used and rebuilt from the segment
- * when missing or damaged (BEHAVIOUR F-RECOVER), so they are written without a durability barrier
- * of their own, at roll and at close.
+ * when missing or damaged (an index is never trusted over the segment), so they are written without
+ * a durability barrier of their own, at roll and at close.
  */
 final class SparseIndex {
   /** An immutable snapshot. */

@@ -1,13 +1,13 @@
 /**
  * The {@code file} store: a durable segmented log per queue in one local directory, with group
- * commit, crash recovery and crash-safe consumer-group state (BEHAVIOUR S-FILE, Q-GC, F-RECOVER,
- * S-NAMES, S-LOCK, S-CLOSE).
+ * commit, crash recovery and crash-safe consumer-group state.
  *
  * <p><b>Public surface.</b> {@link io.queuebridge.core.store.file.FileStoreProvider} (found by
  * {@link java.util.ServiceLoader} as {@code file}; its javadoc lists every configuration key),
  * {@link io.queuebridge.core.store.file.FileStorage} (the open store; {@code recovery()} reports
  * what opening repaired) and {@link io.queuebridge.core.store.file.RecoveryReport}. Everything else
- * is package-private.
+ * is package-private. The naming rules and the queue-configuration format it shares with other
+ * stores are in {@link io.queuebridge.core.store.support}.
  *
  * <p><b>On-disk format, version 1</b> (details next to the code that reads each file):
  *
@@ -20,14 +20,23 @@
  *       verified on use and rebuilt when missing or damaged.
  *   <li>Small files (store marker, queue configuration, checkpoint snapshot, indexes) share one
  *       envelope (magic, version, length, CRC-32C) and are replaced atomically: {@code Blobs}.
+ *   <li>Queue configuration ({@code queue.cfg}): JSON written by {@link
+ *       io.queuebridge.core.store.support.QueueConfigCodec}, in the envelope.
  *   <li>Consumer groups ({@code groups/<g>.grp}): an operation log with snapshots, {@code
  *       GroupLog}.
- *   <li>Names: {@code Names} (percent-encoding, never an escaping path component).
+ *   <li>Names: {@link io.queuebridge.core.store.support.Names} (percent-encoding, never an escaping
+ *       path component).
  * </ul>
  *
- * <p><b>Recovery</b> ({@code QueueLog}): only the newest segment of each queue is scanned on open
- * (framing, continuity, CRC); its torn or corrupt tail is cut, logged at WARN and reported; older
- * segments are verified frame by frame when read and fail closed with {@link
+ * <p><b>A queue's log</b> ({@code SegmentedLog}) owns one part per job: the segment set and the
+ * state the parts share ({@code SegmentSet}), recovery on open ({@code LogRecovery}), appends with
+ * write combining and group commit ({@code GroupCommitWriter}, {@code StickyFailure}), reads with
+ * index use and rebuild ({@code LogReader}, {@code IndexLoader}), and retention ({@code
+ * LogRetention}).
+ *
+ * <p><b>Recovery</b> ({@code LogRecovery}): only the newest segment of each queue is scanned on
+ * open (framing, continuity, CRC); its torn or corrupt tail is cut, logged at WARN and reported;
+ * older segments are verified frame by frame when read and fail closed with {@link
  * io.queuebridge.core.errors.StoreCorruptedException} naming file and byte position. Opening
  * therefore costs O(newest segment), not O(store size).
  *

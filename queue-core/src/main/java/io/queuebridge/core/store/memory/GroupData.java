@@ -2,7 +2,7 @@ package io.queuebridge.core.store.memory;
 
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
-import io.queuebridge.core.store.GroupTable;
+import io.queuebridge.core.store.support.GroupTable;
 
 /**
  * One memory-store consumer group: its {@link GroupTable} (the state and the rules of every change)

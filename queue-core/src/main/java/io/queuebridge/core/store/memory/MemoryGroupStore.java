@@ -6,9 +6,9 @@ import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
-import io.queuebridge.core.store.GroupTable;
 import io.queuebridge.core.store.PendingEntry;
-import io.queuebridge.core.store.StoreChecks;
+import io.queuebridge.core.store.support.GroupTable;
+import io.queuebridge.core.store.support.StoreChecks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The consumer-group half of {@link MemoryStorage} (BEHAVIOUR S-GROUP).
+ * The consumer-group half of {@link MemoryStorage}.
  *
  * <p><b>Layout.</b> Each group is a mutable {@link GroupTable} (shared with the file store: the
  * state and the rules of every change) kept per queue in a concurrent map ({@link GroupData}); a
@@ -33,9 +33,14 @@ import java.util.Optional;
  * documented behaviour and the same {@code updatedAt} choice as the default it replaces.
  *
  * <p><b>Errors.</b> A missing group on an existing queue is a {@link GroupNotFoundException} (one
- * kind for every method, BEHAVIOUR S-GROUP); a missing queue is a {@link QueueNotFoundException}
- * for every method but {@link #deleteGroup}, which is idempotent. Deleting a queue deletes its
- * groups; a call that found a group just before it was deleted reports it missing.
+ * kind for every method); a missing queue is a {@link QueueNotFoundException} for every method but
+ * {@link #deleteGroup}, which is idempotent. Deleting a queue deletes its groups; a call that found
+ * a group just before it was deleted reports it missing.
+ *
+ * <p><b>Shared with the other stores</b>: the group rules ({@link GroupTable}) and the argument
+ * checks of more than one argument ({@link StoreChecks}). The method-by-method forwarding that
+ * looks like the file store's is not shared: here each method is itself the atomic step on the
+ * table, there it hands the call to the group's operation log (see the file store's group store).
  *
  * <p>Thread-safe; never blocks beyond one group's monitor.
  */
@@ -155,10 +160,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
       String to,
       Instant now,
       Duration visibility) {
-    Objects.requireNonNull(from, "from");
-    Objects.requireNonNull(to, "to");
-    Objects.requireNonNull(now, "now");
-    Objects.requireNonNull(visibility, "visibility");
+    StoreChecks.checkTransfer(from, to, now, visibility);
     GroupData d = data(queue, groupId);
     synchronized (d) {
       GroupTable t = d.live();
@@ -180,11 +182,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
   @Override
   public void claimPending(
       String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
-    Objects.requireNonNull(entries, "entries");
-    Objects.requireNonNull(now, "now");
-    for (PendingEntry e : entries) {
-      Objects.requireNonNull(e, "entry");
-    }
+    StoreChecks.checkClaim(entries, now);
     GroupData d = data(queue, groupId);
     synchronized (d) {
       d.live().claim(entries, cursor, now);

@@ -11,14 +11,14 @@ import java.util.concurrent.ConcurrentMap;
  */
 final class MemoryQueue {
   final String name;
-  final QueueLog log;
+  final MemoryLog log;
   final ConcurrentMap<String, GroupData> groups = new ConcurrentHashMap<>();
   volatile QueueConfig config;
 
   MemoryQueue(QueueConfig config) {
     this.name = config.name();
     this.config = config;
-    this.log = new QueueLog(name);
+    this.log = new MemoryLog(name);
   }
 
   /** Deletes every group: each is detached, so calls still holding one report it missing. */

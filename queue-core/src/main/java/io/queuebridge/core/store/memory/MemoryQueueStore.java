@@ -4,17 +4,13 @@ import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
-import io.queuebridge.core.store.DurableQueueStore;
-import io.queuebridge.core.store.StoreChecks;
-import java.time.Duration;
-import java.time.Instant;
+import io.queuebridge.core.store.support.QueueLogStore;
+import io.queuebridge.core.store.support.StoreChecks;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.OptionalLong;
 
 /**
- * The queue-log half of {@link MemoryStorage} (BEHAVIOUR S-QUEUE, Q-DUR, S-MEM).
+ * The queue-log half of {@link MemoryStorage}: one {@link MemoryLog} per queue, behind the shared
+ * argument checks and forwarding of {@link QueueLogStore}.
  *
  * <ul>
  *   <li>{@link #createQueue} applies the full {@link QueueConfig#validate()}; {@link #updateQueue}
@@ -31,10 +27,11 @@ import java.util.OptionalLong;
  *
  * <p>Thread-safe. Nothing blocks except on the queue's lock and in {@link #awaitAppend}.
  */
-final class MemoryQueueStore implements DurableQueueStore {
+final class MemoryQueueStore extends QueueLogStore {
   private final MemoryStorage storage;
 
   MemoryQueueStore(MemoryStorage storage) {
+    super(storage);
     this.storage = storage;
   }
 
@@ -89,39 +86,6 @@ final class MemoryQueueStore implements DurableQueueStore {
     return storage.index.findMatching(topic);
   }
 
-  @Override
-  public long append(String queue, Message message) {
-    Objects.requireNonNull(message, "message");
-    return storage.queue(queue).log.append(message);
-  }
-
-  @Override
-  public long appendBatch(String queue, List<Message> messages) {
-    return storage.queue(queue).log.append(StoreChecks.checkBatch(queue, messages), Map.of());
-  }
-
-  @Override
-  public long appendAndSync(String queue, Message message) throws InterruptedException {
-    Objects.requireNonNull(message, "message");
-    StoreChecks.checkNotInterrupted(queue);
-    return append(queue, message);
-  }
-
-  @Override
-  public long appendBatchAndSync(
-      String queue, List<Message> messages, Map<String, String> checkpoints)
-      throws InterruptedException {
-    List<Message> batch = StoreChecks.checkBatch(queue, messages);
-    Map<String, String> merged = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
-    StoreChecks.checkNotInterrupted(queue);
-    return storage.queue(queue).log.append(batch, merged);
-  }
-
-  @Override
-  public Map<String, String> checkpoints(String queue) {
-    return storage.queue(queue).log.checkpoints();
-  }
-
   /** Always false: nothing in memory survives a process exit. */
   @Override
   public boolean supportsDurableSync() {
@@ -129,78 +93,12 @@ final class MemoryQueueStore implements DurableQueueStore {
   }
 
   @Override
-  public Message read(String queue, long offset) {
-    return storage.queue(queue).log.read(offset);
-  }
-
-  @Override
-  public List<Message> readBatch(String queue, long start, int limit) {
-    StoreChecks.checkReadLimit(queue, limit);
-    return storage.queue(queue).log.readBatch(start, limit);
-  }
-
-  @Override
-  public long head(String queue) {
-    return storage.queue(queue).log.head();
-  }
-
-  @Override
-  public long tail(String queue) {
-    return storage.queue(queue).log.tail();
-  }
-
-  @Override
-  public long count(String queue) {
-    long[] bounds = storage.queue(queue).log.bounds();
-    return bounds[1] - bounds[0];
-  }
-
-  @Override
-  public void truncate(String queue, long minOffset) {
-    storage.queue(queue).log.truncate(minOffset);
-  }
-
-  /** Exact: the first offset whose createdAt is at or after {@code time}, skipping null ones. */
-  @Override
-  public OptionalLong timeOffset(String queue, Instant time) {
-    Objects.requireNonNull(time, "time");
-    return OptionalLong.of(storage.queue(queue).log.timeOffset(time));
-  }
-
-  /**
-   * Exact for the memory store's own size estimate (see {@link QueueLog#estimate}).
-   *
-   * @throws IllegalArgumentException if {@code retentionBytes} is negative
-   */
-  @Override
-  public OptionalLong sizeOffset(String queue, long retentionBytes) {
-    StoreChecks.checkRetentionBytes(queue, retentionBytes);
-    return OptionalLong.of(storage.queue(queue).log.sizeOffset(retentionBytes));
-  }
-
-  /**
-   * Woken by appends (no polling); a deleted queue or a closed store ends the wait with an error.
-   */
-  @Override
-  public boolean awaitAppend(String queue, long offset, Duration timeout)
-      throws InterruptedException {
-    Objects.requireNonNull(timeout, "timeout");
-    return storage.queue(queue).log.awaitAppend(offset, timeout);
-  }
-
-  /** Closes the whole {@link MemoryStorage} (both halves). Idempotent. */
-  @Override
-  public void close() {
-    storage.close();
+  protected MemoryLog log(String queue) {
+    return storage.queue(queue).log;
   }
 
   /** Threads waiting in {@link #awaitAppend} on {@code queue}; for tests. */
   int waiters(String queue) {
     return storage.queue(queue).log.waiters();
-  }
-
-  @Override
-  public String toString() {
-    return storage.description();
   }
 }

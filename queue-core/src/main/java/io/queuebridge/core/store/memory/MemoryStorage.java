@@ -12,11 +12,11 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * The memory store: queue logs and consumer groups in this JVM's heap, gone when it is closed or
- * the process exits (BEHAVIOUR S-MEM).
+ * the process exits; never durable.
  *
  * <p><b>Concurrency.</b> Queues live in a concurrent map; creating, updating and deleting a queue
  * (which also maintains the topic index) is serialised by one admin lock, while everything else
- * goes straight to the queue: its log has its own read/write lock ({@link QueueLog}) and each of
+ * goes straight to the queue: its log has its own read/write lock ({@link MemoryLog}) and each of
  * its groups is changed atomically in a concurrent map. Closing takes the admin lock, marks the
  * store closed and kills every log, so waiters wake up and in-flight calls fail with {@link
  * StoreClosedException}.

@@ -407,7 +407,7 @@ class GroupCommitTest {
 
   /** Waits until {@code n} recorded callers are parked (blocked inside their append). */
   private static void awaitParked(Set<Thread> callers, int n) {
-    awaitParkedIn(callers, n, QueueLog.class);
+    awaitParkedIn(callers, n, GroupCommitWriter.class);
   }
 
   /** Waits until {@code n} recorded callers are parked inside {@code where}. */

@@ -7,6 +7,7 @@ import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.support.Names;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

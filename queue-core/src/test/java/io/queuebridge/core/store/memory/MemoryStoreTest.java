@@ -180,7 +180,7 @@ class MemoryStoreTest {
             .header("hh", (byte[]) null)
             .property("p", "vv")
             .build();
-    assertThat(QueueLog.estimate(m)).isEqualTo(200 + 3 + 6 + 3 + 10 + (1 + 4) + (2 + 0) + (1 + 2));
+    assertThat(MemoryLog.estimate(m)).isEqualTo(200 + 3 + 6 + 3 + 10 + (1 + 4) + (2 + 0) + (1 + 2));
   }
 
   @Test
@@ -272,7 +272,7 @@ class MemoryStoreTest {
 
   @Test
   void ringBufferMatchesASimpleListModelUnderRandomAppendsAndTruncations() {
-    QueueLog log = new QueueLog("q");
+    MemoryLog log = new MemoryLog("q");
     List<Message> model = new ArrayList<>();
     long head = 0;
     Random random = new Random(42);
@@ -326,7 +326,7 @@ class MemoryStoreTest {
 
   @Test
   void ringKeepsRoomForARecurringBacklogAndShrinksOnceTheBacklogIsGone() {
-    QueueLog log = new QueueLog("q");
+    MemoryLog log = new MemoryLog("q");
     Message m = Message.builder().value(new byte[] {1}).build();
     for (int i = 0; i < 1000; i++) {
       log.append(m);
@@ -347,7 +347,7 @@ class MemoryStoreTest {
   private static long modelSizeOffset(List<Message> model, long head, long budget) {
     long sum = 0;
     for (int i = model.size() - 1; i >= 0; i--) {
-      sum += QueueLog.estimate(model.get(i));
+      sum += MemoryLog.estimate(model.get(i));
       if (sum > budget) {
         return head + i + 1;
       }

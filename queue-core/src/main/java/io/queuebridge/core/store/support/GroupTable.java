@@ -1,7 +1,11 @@
-package io.queuebridge.core.store;
+package io.queuebridge.core.store.support;
 
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
+import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.PendingEntry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,13 +15,14 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One consumer group as mutable state, with the rules of {@link ConsumerGroupStore}'s fine-grained
- * operations (BEHAVIOUR S-GROUP), for store implementations: the memory store keeps its groups as
- * tables, the file store keeps one behind each group's log and replays the log into it. The fields
- * of {@link ConsumerGroupState}, with the pending entries sorted by offset in a structure where a
- * claim, an ack or a transfer changes one entry in O(log n) (O(1) amortised at either end) instead
- * of copying the whole pending list. {@link #snapshot()} builds the immutable state on the first
- * read after a change and keeps it until the next.
+ * Support for store implementers: one consumer group as mutable state, with the rules of {@link
+ * ConsumerGroupStore}'s fine-grained operations, so that stores agree on what each one changes and
+ * refuses. The memory store keeps its groups as tables, the file store keeps one behind each
+ * group's log and replays the log into it. The fields of {@link ConsumerGroupState}, with the
+ * pending entries sorted by offset in a structure where a claim, an ack or a transfer changes one
+ * entry in O(log n) (O(1) amortised at either end) instead of copying the whole pending list.
+ * {@link #snapshot()} builds the immutable state on the first read after a change and keeps it
+ * until the next.
  *
  * <p>Every change is split in two: a <em>check</em> that reads the table, throws the documented
  * error if the change is refused and computes its effect ({@link #held}, {@link #checkPending},

@@ -1,5 +1,6 @@
-package io.queuebridge.core.store;
+package io.queuebridge.core.store.support;
 
+import io.queuebridge.core.store.PendingEntry;
 import java.util.Arrays;
 import java.util.List;
 

@@ -1,11 +1,14 @@
-package io.queuebridge.core.store.file;
+package io.queuebridge.core.store.support;
 
 import io.queuebridge.core.errors.InvalidConfigException;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Queue and group names as file names (BEHAVIOUR S-NAMES).
+ * Support for store implementers: the naming rules every persistent store applies to queue names
+ * and group ids, and their encoding as file names. A name that no store could keep as a path
+ * component (or that would escape its directory) is refused, so a queue valid in one store is valid
+ * in every other.
  *
  * <p><b>Validation.</b> A name is non-empty, has no control character (NUL, C0, DEL, C1), no
  * unpaired surrogate, and encodes to at most {@link #MAX_ENCODED_BYTES} bytes, so that the longest
@@ -21,12 +24,12 @@ import java.nio.charset.StandardCharsets;
  * <p>Case-insensitive file systems (macOS default, Windows) would map names differing only by case
  * to one directory; the store is meant for Linux and says so.
  *
- * <p>Public so that other stores (the PostgreSQL store) apply exactly the same naming rules, so a
- * queue valid in one store is valid in every other; not part of the SPI. Stateless and thread-safe.
+ * <p>Used by the file store (directory and file names) and the PostgreSQL store (the same rules);
+ * not part of the SPI. Stateless and thread-safe.
  */
 public final class Names {
   /** Longest encoded name, in bytes. */
-  static final int MAX_ENCODED_BYTES = 200;
+  public static final int MAX_ENCODED_BYTES = 200;
 
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
@@ -36,6 +39,7 @@ public final class Names {
    * Checks {@code name} and returns its encoded, file-system-safe form.
    *
    * @param what how the caller calls the name ({@code queue name}, {@code group id}), for errors
+   * @param name the name; null is refused like the empty name
    * @throws InvalidConfigException naming the value and the rule it breaks
    */
   public static String encode(String what, String name) {
@@ -95,9 +99,10 @@ public final class Names {
   /**
    * The name an encoded file name stands for.
    *
+   * @throws NullPointerException if {@code encoded} is null
    * @throws IllegalArgumentException if {@code encoded} is not an output of {@link #encode}
    */
-  static String decode(String encoded) {
+  public static String decode(String encoded) {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(encoded.length());
     for (int i = 0; i < encoded.length(); i++) {
       char c = encoded.charAt(i);

@@ -1,4 +1,4 @@
-package io.queuebridge.core.store.file;
+package io.queuebridge.core.store.support;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,19 +17,26 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A queue's configuration as the JSON payload of {@code queue.cfg} (inside a {@link Blobs}
- * envelope, magic {@code QBQC}, version 1). Every field of {@link QueueConfig} is written;
- * durations are ISO-8601 ({@code PT30S}) and instants ISO-8601 UTC, so values round-trip exactly.
- * Reading requires every field (version 1 has them all); unknown fields are ignored. Stateless and
- * thread-safe.
+ * Support for store implementers: a queue's configuration as JSON, the format every persistent
+ * store keeps it in (the file store as the payload of {@code queue.cfg}, inside its envelope with
+ * magic {@code QBQC}, version 1; the PostgreSQL store in a column). Every field of {@link
+ * QueueConfig} is written; durations are ISO-8601 ({@code PT30S}) and instants ISO-8601 UTC, so
+ * values round-trip exactly. Reading requires every field (version 1 has them all); unknown fields
+ * are ignored. Stateless and thread-safe.
  *
- * <p>Public so that other persistent stores (the PostgreSQL store keeps the same JSON in a column)
- * share one format instead of copying it; not part of the SPI.
+ * <p>One format for every store instead of a copy in each; not part of the SPI.
  */
 public final class QueueConfigCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private QueueConfigCodec() {}
+
+  /** A payload that is not a configuration: not JSON, or a field missing or malformed. */
+  private static final class Malformed extends IllegalArgumentException {
+    Malformed(String message) {
+      super(message);
+    }
+  }
 
   /** The configuration as UTF-8 JSON; every field is written. */
   public static byte[] toJson(QueueConfig c) {
@@ -74,18 +81,19 @@ public final class QueueConfigCodec {
   /**
    * Parses a payload written by {@link #toJson}.
    *
-   * @throws RuntimeException (an internal {@code FormatException}) naming the missing or malformed
-   *     field
+   * @param json the payload; must not be null
+   * @throws IllegalArgumentException naming the missing or malformed field, or saying that the
+   *     payload is not a JSON object
    */
   public static QueueConfig fromJson(byte[] json) {
     JsonNode n;
     try {
       n = JSON.readTree(json);
     } catch (IOException e) {
-      throw new FormatException("not JSON: " + e.getMessage(), -1);
+      throw new Malformed("not JSON: " + e.getMessage());
     }
     if (n == null || !n.isObject()) {
-      throw new FormatException("not a JSON object", -1);
+      throw new Malformed("not a JSON object");
     }
     List<String> topics = new ArrayList<>();
     for (JsonNode t : field(n, "topics")) {
@@ -125,15 +133,17 @@ public final class QueueConfigCodec {
           .batchSize((int) number(n, "batchSize"))
           .heartbeatTimeout(duration(n, "heartbeatTimeout"))
           .build();
+    } catch (Malformed e) {
+      throw e;
     } catch (IllegalArgumentException | java.time.DateTimeException e) {
-      throw new FormatException("bad value: " + e.getMessage(), -1);
+      throw new Malformed("bad value: " + e.getMessage());
     }
   }
 
   private static JsonNode field(JsonNode n, String name) {
     JsonNode v = n.get(name);
     if (v == null) {
-      throw new FormatException("missing field '" + name + "'", -1);
+      throw new Malformed("missing field '" + name + "'");
     }
     return v;
   }
@@ -141,7 +151,7 @@ public final class QueueConfigCodec {
   private static String text(JsonNode n, String name) {
     JsonNode v = field(n, name);
     if (!v.isTextual()) {
-      throw new FormatException("field '" + name + "' is not a string", -1);
+      throw new Malformed("field '" + name + "' is not a string");
     }
     return v.asText();
   }
@@ -149,7 +159,7 @@ public final class QueueConfigCodec {
   private static boolean bool(JsonNode n, String name) {
     JsonNode v = field(n, name);
     if (!v.isBoolean()) {
-      throw new FormatException("field '" + name + "' is not a boolean", -1);
+      throw new Malformed("field '" + name + "' is not a boolean");
     }
     return v.asBoolean();
   }
@@ -157,7 +167,7 @@ public final class QueueConfigCodec {
   private static long number(JsonNode n, String name) {
     JsonNode v = field(n, name);
     if (!v.isIntegralNumber()) {
-      throw new FormatException("field '" + name + "' is not an integer", -1);
+      throw new Malformed("field '" + name + "' is not an integer");
     }
     return v.asLong();
   }

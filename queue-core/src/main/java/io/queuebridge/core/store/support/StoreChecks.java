@@ -1,20 +1,27 @@
-package io.queuebridge.core.store;
+package io.queuebridge.core.store.support;
 
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.errors.ReservedQueueException;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.topic.TopicFilters;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The argument checks of {@link QueueStore}, {@link DurableQueueStore} and {@link
- * ConsumerGroupStore#acknowledgeAllPending} that every store applies the same way, so that stores
- * agree on what they refuse and on the error. For store implementations; applications do not need
- * it.
+ * Support for store implementers: the argument checks of {@link QueueStore}, {@link
+ * DurableQueueStore} and {@link ConsumerGroupStore} that every store applies the same way, so that
+ * stores agree on what they refuse and on the error, and how they read {@link
+ * QueueStore#awaitAppend}'s timeout ({@link #awaitNanos}). Applications do not need it.
  *
- * <p>Thread-safe (stateless). Nothing blocks. Every method throws before the store changes
- * anything.
+ * <p>Thread-safe (stateless). Nothing blocks. A store calls the checks before it looks anything up
+ * or changes anything, so a refused call changes nothing.
  */
 public final class StoreChecks {
   private StoreChecks() {}
@@ -114,6 +121,50 @@ public final class StoreChecks {
   }
 
   /**
+   * The timeout of {@link QueueStore#awaitAppend} in nanoseconds: 0 (do not wait) for a zero or
+   * negative timeout, about a hundred years for one too long to count in nanoseconds.
+   *
+   * @throws NullPointerException if {@code timeout} is null
+   */
+  public static long awaitNanos(Duration timeout) {
+    if (timeout.isNegative() || timeout.isZero()) {
+      return 0;
+    }
+    try {
+      return timeout.toNanos();
+    } catch (ArithmeticException tooLong) {
+      return TimeUnit.DAYS.toNanos(365L * 100);
+    }
+  }
+
+  /**
+   * The checks of {@link ConsumerGroupStore#transferPending}: {@code from}, {@code to}, {@code now}
+   * and {@code visibility} non-null, in that order.
+   *
+   * @throws NullPointerException naming the first null argument
+   */
+  public static void checkTransfer(String from, String to, Instant now, Duration visibility) {
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(to, "to");
+    Objects.requireNonNull(now, "now");
+    Objects.requireNonNull(visibility, "visibility");
+  }
+
+  /**
+   * The checks of {@link ConsumerGroupStore#claimPending}: {@code entries} and {@code now}
+   * non-null, and no null entry.
+   *
+   * @throws NullPointerException naming the first null argument ({@code entry} for an element)
+   */
+  public static void checkClaim(List<PendingEntry> entries, Instant now) {
+    Objects.requireNonNull(entries, "entries");
+    Objects.requireNonNull(now, "now");
+    for (PendingEntry e : entries) {
+      Objects.requireNonNull(e, "entry");
+    }
+  }
+
+  /**
    * The checks of {@link ConsumerGroupStore#acknowledgeAllPending}: every argument non-null and the
    * three arrays of one length.
    *
@@ -127,7 +178,7 @@ public final class StoreChecks {
       long[] offsets,
       int[] deliveryCounts,
       boolean[] removed,
-      java.time.Instant now) {
+      Instant now) {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(consumerId, "consumerId");

@@ -4,6 +4,8 @@ import io.queuebridge.core.Header;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueException;
+import io.queuebridge.core.store.support.QueueLog;
+import io.queuebridge.core.store.support.StoreChecks;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -13,13 +15,13 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
 
 /**
- * The in-memory log of one queue: its messages, head and tail, and its checkpoint map.
+ * One queue's log in the memory store (its {@link QueueLog}): its messages, head and tail, and its
+ * checkpoint map.
  *
  * <p><b>Layout.</b> Messages live in a ring buffer whose capacity is a power of two; the head
  * message sits at {@code first}, the others follow it (wrapping). Removing messages from the front
@@ -41,8 +43,8 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe.
  */
-final class QueueLog {
-  /** Estimated per-message overhead of the memory store (BEHAVIOUR S-MEM, {@code sizeOffset}). */
+final class MemoryLog implements QueueLog {
+  /** Estimated per-message overhead of a message in the memory store, for {@link #sizeOffset}. */
   static final long MESSAGE_OVERHEAD_BYTES = 200;
 
   private static final int MIN_CAPACITY = 16;
@@ -75,14 +77,14 @@ final class QueueLog {
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
-      PUBLISHED_HEAD = lookup.findVarHandle(QueueLog.class, "publishedHead", long.class);
-      PUBLISHED_TAIL = lookup.findVarHandle(QueueLog.class, "publishedTail", long.class);
+      PUBLISHED_HEAD = lookup.findVarHandle(MemoryLog.class, "publishedHead", long.class);
+      PUBLISHED_TAIL = lookup.findVarHandle(MemoryLog.class, "publishedTail", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  QueueLog(String queue) {
+  MemoryLog(String queue) {
     this.queue = queue;
   }
 
@@ -117,8 +119,26 @@ final class QueueLog {
     }
   }
 
+  @Override
+  public long appendBatch(List<Message> batch) {
+    return append(batch, Map.of());
+  }
+
+  /** A plain append: nothing in memory survives the process. */
+  @Override
+  public long appendAndSync(Message message) {
+    return append(message);
+  }
+
+  /** A plain append; the checkpoints are merged in the same critical section as the batch. */
+  @Override
+  public long appendBatchAndSync(List<Message> batch, Map<String, String> checkpoints) {
+    return append(batch, checkpoints);
+  }
+
   /** Appends a single message; returns its offset. */
-  long append(Message message) {
+  @Override
+  public long append(Message message) {
     lock.writeLock().lock();
     try {
       checkAlive();
@@ -139,7 +159,8 @@ final class QueueLog {
     }
   }
 
-  Message read(long offset) {
+  @Override
+  public Message read(long offset) {
     lock.readLock().lock();
     try {
       checkAlive();
@@ -152,7 +173,8 @@ final class QueueLog {
     }
   }
 
-  List<Message> readBatch(long start, int limit) {
+  @Override
+  public List<Message> readBatch(long start, int limit) {
     lock.readLock().lock();
     try {
       checkAlive();
@@ -175,30 +197,34 @@ final class QueueLog {
   }
 
   /** The head; lock-free (a value published by the last write section). */
-  long head() {
+  @Override
+  public long head() {
     checkAlive();
     return publishedHead;
   }
 
   /** The tail; lock-free (a value published by the last write section). */
-  long tail() {
+  @Override
+  public long tail() {
     checkAlive();
     return publishedTail;
   }
 
-  /** {@code {head, tail}} read together. */
-  long[] bounds() {
+  /** {@code tail - head}, the two read together. */
+  @Override
+  public long count() {
     lock.readLock().lock();
     try {
       checkAlive();
-      return new long[] {head, head + size};
+      return size;
     } finally {
       lock.readLock().unlock();
     }
   }
 
   /** Removes messages below {@code minOffset} exactly (clamped to the tail). */
-  void truncate(long minOffset) {
+  @Override
+  public void truncate(long minOffset) {
     lock.writeLock().lock();
     try {
       checkAlive();
@@ -229,7 +255,8 @@ final class QueueLog {
    * The first offset whose {@code createdAt} is at or after {@code time} (messages without one are
    * skipped); the tail if none, the head if the log is empty. Exact; scans from the head.
    */
-  long timeOffset(Instant time) {
+  @Override
+  public long timeOffset(Instant time) {
     lock.readLock().lock();
     try {
       checkAlive();
@@ -251,7 +278,8 @@ final class QueueLog {
    * budget}: the longest run of newest messages that fits. The tail when not even the newest
    * message fits; the head when the log is empty.
    */
-  long sizeOffset(long budget) {
+  @Override
+  public long sizeOffset(long budget) {
     lock.readLock().lock();
     try {
       checkAlive();
@@ -281,8 +309,9 @@ final class QueueLog {
    *
    * @throws InterruptedException if interrupted while waiting (or on entry)
    */
-  boolean awaitAppend(long offset, Duration timeout) throws InterruptedException {
-    long nanos = saturatedNanos(timeout);
+  @Override
+  public boolean awaitAppend(long offset, Duration timeout) throws InterruptedException {
+    long nanos = StoreChecks.awaitNanos(timeout);
     lock.writeLock().lockInterruptibly();
     try {
       waiters++;
@@ -305,7 +334,8 @@ final class QueueLog {
     }
   }
 
-  Map<String, String> checkpoints() {
+  @Override
+  public Map<String, String> checkpoints() {
     lock.readLock().lock();
     try {
       checkAlive();
@@ -424,16 +454,5 @@ final class QueueLog {
     ring = nextRing;
     runningBytes = nextBytes;
     first = 0;
-  }
-
-  private static long saturatedNanos(Duration timeout) {
-    if (timeout.isNegative() || timeout.isZero()) {
-      return 0;
-    }
-    try {
-      return timeout.toNanos();
-    } catch (ArithmeticException tooLong) {
-      return TimeUnit.DAYS.toNanos(365L * 100);
-    }
   }
 }

@@ -1,7 +1,8 @@
-package io.queuebridge.core.store;
+package io.queuebridge.core.store.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.queuebridge.core.store.PendingEntry;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
