@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Module and package boundaries of queue-core, checked on its production classes: the portable core
- * never depends on Kafka; its packages form no cycle; the stores know nothing of the engines built
- * on them; the public API packages do not hand out the internals. The connectors' side of the line
- * is checked where all modules meet (the examples module's {@code ProjectArchitectureTest}).
+ * never depends on Kafka; its areas (sub-packages with what lies below them) and its internal
+ * engines form no cycle; the stores know nothing of the engines built on them; the public API
+ * packages do not hand out the internals. The connectors' side of the line is checked where all
+ * modules meet (the examples module's {@code ProjectArchitectureTest}).
  */
 class ArchitectureTest {
   private static final String CORE = "io.queuebridge.core";
@@ -71,8 +72,26 @@ class ArchitectureTest {
   }
 
   @Test
-  void theSubPackagesOfTheCoreFormNoCycle() {
-    slices().matching(CORE + ".(**)").should().beFreeOfCycles().check(coreClasses);
+  void theAreasOfTheCoreFormNoCycle() {
+    // an area is a sub-package with everything below it (store: the SPI, its support classes and
+    // the built-in stores); inside the store area the SPI's default methods use the support checks
+    slices().matching(CORE + ".(*)..").should().beFreeOfCycles().check(coreClasses);
+  }
+
+  @Test
+  void theInternalEnginesFormNoCycle() {
+    slices().matching(CORE + ".internal.(*)..").should().beFreeOfCycles().check(coreClasses);
+  }
+
+  @Test
+  void theSpiDoesNotDependOnTheBuiltInStores() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(CORE + ".store", CORE + ".store.support")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(CORE + ".store.file..", CORE + ".store.memory..")
+        .check(coreClasses);
   }
 
   @Test
