@@ -106,14 +106,24 @@ final class DescribeCommand extends StoreCommand {
             ? "- (durable)"
             : Text.duration(Duration.ofMillis(d.expiresAfterMs())) + " without consumers"
       },
-      {"Dead-letter queue", deadLetters(d.deadLetterQueue())},
-      {"Head", d.head() + (d.messages() == 0 ? " (empty)" : accepted("", d.headCreatedAt()))},
+      {"Dead-letter queue", deadLettersText(d.deadLetterQueue())},
+      {
+        "Head",
+        d.head()
+            + (d.messages() == 0
+                ? " (empty)"
+                : " (accepted " + Text.instant(d.headCreatedAt()) + ")")
+      },
       {
         "Tail",
         d.tail()
             + (d.messages() == 0
                 ? " (empty)"
-                : accepted("last message " + (d.tail() - 1) + ", ", d.lastCreatedAt()))
+                : " (last message "
+                    + (d.tail() - 1)
+                    + ", accepted "
+                    + Text.instant(d.lastCreatedAt())
+                    + ")")
       },
       {"Messages", Long.toString(d.messages())},
     };
@@ -202,7 +212,7 @@ final class DescribeCommand extends StoreCommand {
             : Text.duration(Duration.ofMillis(r.totalTimeoutMs())));
   }
 
-  private static String deadLetters(DeadLetters d) {
+  private static String deadLettersText(DeadLetters d) {
     if (!d.enabled()) {
       return "disabled (dead letters are dropped)";
     }
@@ -210,12 +220,5 @@ final class DescribeCommand extends StoreCommand {
         + (d.exists()
             ? " (" + d.messages() + (d.messages() == 1 ? " message)" : " messages)")
             : " (not created yet: no dead letters)");
-  }
-
-  /** {@code " (<what>accepted <at>)"}, or {@code " (<what>)"} without a time. */
-  private static String accepted(String what, Instant at) {
-    String text = what + (at == null ? "" : "accepted " + Text.instant(at));
-    text = text.endsWith(", ") ? text.substring(0, text.length() - 2) : text;
-    return text.isEmpty() ? "" : " (" + text + ")";
   }
 }

@@ -1,6 +1,9 @@
 package io.queuebridge.cli;
 
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;
 
@@ -28,7 +31,14 @@ import picocli.CommandLine.Command;
 final class QueuesCommand extends StoreCommand {
   @Override
   void run(StoreSession session, PrintWriter out) {
-    List<QueueRow> rows = session.queues().stream().map(q -> QueueRow.of(session, q)).toList();
+    List<QueueRow> rows = new ArrayList<>();
+    for (QueueConfig queue : session.queues()) {
+      try {
+        rows.add(QueueRow.of(session, queue));
+      } catch (QueueNotFoundException deletedSince) {
+        // deleted by another process (a shared store) after the listing: no longer a queue
+      }
+    }
     if (output.json()) {
       Output.printJson(out, rows);
       return;
