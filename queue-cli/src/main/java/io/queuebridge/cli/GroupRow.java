@@ -1,0 +1,83 @@
+package io.queuebridge.cli;
+
+import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.PendingEntry;
+import java.time.Instant;
+import java.util.Locale;
+
+/**
+ * One consumer group as {@code groups} and {@code describe} show it, all from the group's stored
+ * state ({@link ConsumerGroupState}) and the queue's tail.
+ *
+ * @param group the group's id ({@code group} or {@code group@pattern})
+ * @param mode {@code queue} or {@code stream}
+ * @param cursor the next offset the group reads
+ * @param committed the group's committed offset
+ * @param lag {@code max(0, tail - committed)}: not yet committed, pending included (the definition
+ *     of {@code ConsumerGroups.lag})
+ * @param pending entries in the group's pending entry list
+ * @param redelivered pending entries delivered more than once
+ * @param consumers the group's members
+ * @param oldestPendingAgeMs how long ago the oldest pending entry was first delivered; null when
+ *     nothing is pending
+ */
+record GroupRow(
+    String group,
+    String mode,
+    long cursor,
+    long committed,
+    long lag,
+    int pending,
+    int redelivered,
+    int consumers,
+    Long oldestPendingAgeMs) {
+
+  static final String[] COLUMNS = {
+    "GROUP",
+    "MODE",
+    "CURSOR",
+    "COMMITTED",
+    "LAG",
+    "PENDING",
+    "REDELIVERED",
+    "CONSUMERS",
+    "OLDEST-PENDING-AGE"
+  };
+
+  static GroupRow of(ConsumerGroupState g, long tail, Instant now) {
+    Instant oldest = null;
+    int redelivered = 0;
+    for (PendingEntry e : g.pending()) {
+      if (oldest == null || e.firstClaimedAt().isBefore(oldest)) {
+        oldest = e.firstClaimedAt();
+      }
+      if (e.deliveryCount() > 1) {
+        redelivered++;
+      }
+    }
+    return new GroupRow(
+        g.id(),
+        g.mode().name().toLowerCase(Locale.ROOT),
+        g.cursor(),
+        g.committed(),
+        Math.max(0, tail - g.committed()),
+        g.pending().size(),
+        redelivered,
+        g.consumers().size(),
+        Text.millisSince(oldest, now));
+  }
+
+  Object[] cells() {
+    return new Object[] {
+      group,
+      mode,
+      cursor,
+      committed,
+      lag,
+      pending,
+      redelivered,
+      consumers,
+      Text.age(oldestPendingAgeMs)
+    };
+  }
+}

@@ -1,0 +1,99 @@
+package io.queuebridge.cli;
+
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.QueueStores;
+import io.queuebridge.core.store.Storage;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@link StoreFixture} in a store of one kind, and how a command names it: an embedded {@code
+ * memory} store handed to the commands by a test opener, or a real {@code file} store in a
+ * temporary directory, written, closed, and opened by the commands the ordinary way.
+ */
+final class FixtureStore implements AutoCloseable {
+  enum Kind {
+    MEMORY,
+    FILE
+  }
+
+  private final Storage memory; // null for a file store
+  private final StoreOpener opener;
+  private final List<String> storeArgs;
+
+  private FixtureStore(Storage memory, StoreOpener opener, List<String> storeArgs) {
+    this.memory = memory;
+    this.opener = opener;
+    this.storeArgs = storeArgs;
+  }
+
+  static FixtureStore create(Kind kind, Path dir) {
+    if (kind == Kind.MEMORY) {
+      Storage storage = QueueStores.memory();
+      StoreFixture.fill(storage);
+      return new FixtureStore(storage, serving(storage), List.of("--store-type", "memory"));
+    }
+    Path path = dir.resolve("store");
+    try (Storage storage = QueueStores.file(path)) {
+      StoreFixture.fill(storage);
+    }
+    return new FixtureStore(
+        null,
+        StoreOpener.existingStores(),
+        List.of("--store-type", "file", "--store", "path=" + path));
+  }
+
+  /**
+   * An opener handing out {@code storage} (not closed by the command) for type {@code memory}, and
+   * opening every other store the ordinary way.
+   */
+  static StoreOpener serving(Storage storage) {
+    return spec ->
+        spec.type().equals("memory")
+            ? unclosable(storage)
+            : StoreOpener.existingStores().open(spec);
+  }
+
+  private static Storage unclosable(Storage storage) {
+    return new Storage() {
+      @Override
+      public DurableQueueStore queues() {
+        return storage.queues();
+      }
+
+      @Override
+      public ConsumerGroupStore groups() {
+        return storage.groups();
+      }
+
+      @Override
+      public String description() {
+        return storage.description();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  /** Runs {@code args} followed by the options naming this store. */
+  Cli.Run run(String... args) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.addAll(storeArgs);
+    return Cli.run(opener, StoreFixture.CLOCK, all.toArray(String[]::new));
+  }
+
+  /** The embedded memory store, for tests that append while a command runs. */
+  Storage memory() {
+    return memory;
+  }
+
+  @Override
+  public void close() {
+    if (memory != null) {
+      memory.close();
+    }
+  }
+}
