@@ -1,22 +1,10 @@
 package io.queuebridge.core.internal.group;
 
-import static io.queuebridge.core.MessageProperties.DLQ_DELIVERY_COUNT;
-import static io.queuebridge.core.MessageProperties.DLQ_GROUP;
-import static io.queuebridge.core.MessageProperties.DLQ_MOVED_AT;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_ID;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_OFFSET;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_QUEUE;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_TOPIC;
-import static io.queuebridge.core.MessageProperties.DLQ_REASON;
-
 import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.DlqConfig;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.RetentionPolicy;
-import io.queuebridge.core.RetryPolicy;
 import io.queuebridge.core.errors.CommitOffsetOnlyForStreamModeException;
 import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.ConsumerNotFoundException;
@@ -27,7 +15,6 @@ import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.PelFullException;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
-import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.ReservedQueueException;
@@ -49,19 +36,16 @@ import io.queuebridge.core.topic.TopicFilters;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -207,6 +191,9 @@ public final class GroupCoordinator implements ConsumerGroups {
    */
   private final MembershipIndex memberships = new MembershipIndex();
 
+  private final DeadLetters deadLetters;
+  private final Retention retention;
+
   /** Last auto-commit per (queue, group); guarded by {@link #lock}. */
   private final Map<GroupKey, Instant> lastAutoCommit = new HashMap<>();
 
@@ -218,6 +205,8 @@ public final class GroupCoordinator implements ConsumerGroups {
     this.listener = b.listener;
     this.redelivery = b.redelivery;
     this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
+    this.deadLetters = new DeadLetters(queues, settings, metrics);
+    this.retention = new Retention(queues, groups, metrics);
     metrics.setPelSize(countPending());
     indexMemberships();
   }
@@ -713,7 +702,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         if (!e.isVisible(now)) {
           continue;
         }
-        String poison = exhausted(config, e, now);
+        String poison = deadLetters.exhausted(config, e, now);
         Message m;
         try {
           m = queues.read(queue, e.offset());
@@ -730,7 +719,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         }
         if (poison != null) {
           try {
-            deadLetter(config, g.id(), e, m, poison, now);
+            deadLetters.deadLetter(config, g.id(), e, m, poison, now);
           } catch (QueueException failed) {
             LOG.warn(
                 "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
@@ -765,27 +754,6 @@ public final class GroupCoordinator implements ConsumerGroups {
     } finally {
       metrics.stealLatencyNanos.add(System.nanoTime() - start);
     }
-  }
-
-  /**
-   * Why an entry may not be delivered again, or null if it may: the delivery count reached {@code
-   * maxDeliveryCount}, the next delivery would exceed the retry policy's {@code maxRetries}, or its
-   * {@code totalTimeout} passed since the first delivery.
-   */
-  private String exhausted(QueueConfig config, PendingEntry e, Instant now) {
-    int count = e.deliveryCount();
-    if (count >= settings.maxDeliveryCount()) {
-      return "max delivery count " + settings.maxDeliveryCount() + " reached";
-    }
-    RetryPolicy policy = config.retryPolicy();
-    if (count > policy.maxRetries()) {
-      return "retries exhausted: " + policy.maxRetries() + " allowed after the first delivery";
-    }
-    Duration total = policy.totalTimeout();
-    if (total.compareTo(Duration.ZERO) > 0 && !now.isBefore(e.firstClaimedAt().plus(total))) {
-      return "retry total timeout " + total + " passed since the first delivery";
-    }
-    return null;
   }
 
   @Override
@@ -1037,9 +1005,9 @@ public final class GroupCoordinator implements ConsumerGroups {
       Instant now = time.now();
       QueueConfig config = queues.getQueue(d.queue());
       PendingEntry e = heldBy(d);
-      String exhausted = exhausted(config, e, now);
+      String exhausted = deadLetters.exhausted(config, e, now);
       if (exhausted != null) {
-        deadLetter(config, d.group(), e, d.message(), "nacked; " + exhausted, now);
+        deadLetters.deadLetter(config, d.group(), e, d.message(), "nacked; " + exhausted, now);
         removeEntry(d.queue(), d.group(), e, now);
       } else {
         Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
@@ -1092,7 +1060,7 @@ public final class GroupCoordinator implements ConsumerGroups {
       PendingEntry e = heldBy(d);
       QueueConfig config = queues.getQueue(d.queue());
       if (config.dlq().enabled()) {
-        deadLetter(config, d.group(), e, d.message(), "rejected: " + reason, now);
+        deadLetters.deadLetter(config, d.group(), e, d.message(), "rejected: " + reason, now);
       } else {
         LOG.debug(
             "group {} on queue {} rejected offset {} ({}); no dead-letter queue, dropped",
@@ -1176,80 +1144,7 @@ public final class GroupCoordinator implements ConsumerGroups {
 
   @Override
   public String deadLetterQueue(QueueConfig config) {
-    String topic = config.dlq().topic();
-    return topic.isEmpty() ? settings.dlqTopicPrefix() + config.name() : topic;
-  }
-
-  private void deadLetter(
-      QueueConfig config,
-      String group,
-      PendingEntry e,
-      Message original,
-      String reason,
-      Instant now) {
-    if (!config.dlq().enabled()) {
-      LOG.debug(
-          "offset {} of group {} on queue {} given up ({}); no dead-letter queue, dropped",
-          e.offset(),
-          group,
-          config.name(),
-          reason);
-      metrics.discarded.increment();
-      return;
-    }
-    String dlq = deadLetterQueue(config);
-    ensureDeadLetterQueue(dlq);
-    Map<String, String> props = new LinkedHashMap<>(original.properties());
-    props.put(DLQ_ORIGINAL_QUEUE, config.name());
-    props.put(DLQ_ORIGINAL_TOPIC, original.topic());
-    props.put(DLQ_GROUP, group);
-    props.put(DLQ_DELIVERY_COUNT, Integer.toString(e.deliveryCount()));
-    props.put(DLQ_REASON, reason);
-    props.put(DLQ_MOVED_AT, DateTimeFormatter.ISO_INSTANT.format(now));
-    if (original.id().isEmpty()) {
-      props.remove(DLQ_ORIGINAL_ID);
-    } else {
-      props.put(DLQ_ORIGINAL_ID, original.id());
-    }
-    props.put(DLQ_ORIGINAL_OFFSET, Long.toString(original.offset()));
-    Message dead =
-        original.toBuilder()
-            .id(UUID.randomUUID().toString())
-            .offset(Message.NO_OFFSET)
-            .topic(dlq)
-            .state(MessageState.DLQ)
-            .createdAt(now)
-            .expiresAt(null)
-            .properties(props)
-            .buildOwned(); // the stored message's arrays are immutable: share, don't copy
-    queues.append(dlq, dead);
-    metrics.dlqMoves.increment();
-    LOG.debug(
-        "dead-lettered offset {} of queue {} (group {}) to {}: {}",
-        e.offset(),
-        config.name(),
-        group,
-        dlq,
-        reason);
-  }
-
-  private void ensureDeadLetterQueue(String name) {
-    try {
-      queues.getQueue(name);
-      return;
-    } catch (QueueNotFoundException absent) {
-      // create it below
-    }
-    try {
-      queues.createQueue(
-          QueueConfig.durable(name)
-              .topics(name + "/#")
-              .dlq(DlqConfig.DISABLED)
-              .messageTtl(Duration.ZERO)
-              .build());
-    } catch (QueueAlreadyExistsException lostRace) {
-      // someone else made it
-    }
+    return deadLetters.deadLetterQueue(config);
   }
 
   // ---------------------------------------------------------------- stream mode
@@ -1416,69 +1311,12 @@ public final class GroupCoordinator implements ConsumerGroups {
    */
   public Map<String, Long> retentionPass() {
     Instant now = time.now();
-    Map<String, Long> truncated = new LinkedHashMap<>();
-    long pending = 0;
     lock.lock();
     try {
-      for (QueueConfig config : queues.listQueues()) {
-        String queue = config.name();
-        try {
-          List<ConsumerGroupState> gs = groups.listGroups(queue);
-          long floor = Long.MAX_VALUE;
-          boolean queueGroups = false;
-          for (ConsumerGroupState g : gs) {
-            pending += g.pending().size();
-            if (g.mode() == GroupMode.QUEUE) {
-              queueGroups = true;
-              floor = Math.min(floor, g.committed());
-            }
-          }
-          RetentionPolicy policy = config.retention();
-          long point;
-          if (config.isStream()) {
-            if (!policy.isSet()) {
-              continue;
-            }
-            point = Math.min(floor, retentionOffset(config, now));
-          } else {
-            if (!queueGroups) {
-              continue;
-            }
-            point = policy.isSet() ? Math.min(floor, retentionOffset(config, now)) : floor;
-          }
-          long head = queues.head(queue);
-          if (point > head) {
-            queues.truncate(queue, point);
-            truncated.put(queue, queues.head(queue));
-          }
-        } catch (QueueException e) {
-          LOG.debug("retention of queue {} failed", queue, e);
-        }
-      }
-      metrics.setPelSize(pending);
+      return retention.pass(now);
     } finally {
       lock.unlock();
     }
-    return truncated;
-  }
-
-  private long retentionOffset(QueueConfig config, Instant now) {
-    String queue = config.name();
-    RetentionPolicy p = config.retention();
-    long head = queues.head(queue);
-    long tail = queues.tail(queue);
-    long offset = head;
-    if (p.retentionTime().compareTo(Duration.ZERO) > 0) {
-      offset =
-          Math.max(offset, queues.timeOffset(queue, now.minus(p.retentionTime())).orElse(head));
-    }
-    if (p.retentionBytes() > 0) {
-      offset = Math.max(offset, queues.sizeOffset(queue, p.retentionBytes()).orElse(head));
-    }
-    if (p.retentionMessages() > 0 && tail - head > p.retentionMessages()) {
-      offset = Math.max(offset, tail - p.retentionMessages());
-    }
-    return offset;
   }
 
   /**
