@@ -5,19 +5,14 @@ import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.errors.CommitOffsetOnlyForStreamModeException;
-import io.queuebridge.core.errors.ConsumerGroupExistsException;
-import io.queuebridge.core.errors.ConsumerNotFoundException;
 import io.queuebridge.core.errors.GroupModeMismatchException;
 import io.queuebridge.core.errors.GroupNotFoundException;
-import io.queuebridge.core.errors.InvalidOffsetException;
 import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.PelFullException;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
 import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.errors.QueueNotFoundException;
-import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.ConsumerRemovedListener;
 import io.queuebridge.core.group.GroupDelivery;
@@ -28,19 +23,15 @@ import io.queuebridge.core.group.RemovedConsumers;
 import io.queuebridge.core.group.StreamBatch;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
-import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.store.Storage;
-import io.queuebridge.core.topic.TopicFilters;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -179,36 +170,29 @@ public final class GroupCoordinator implements ConsumerGroups {
   private final ConsumerGroupStore groups;
   private final EngineClock time;
   private final GroupSettings settings;
-  private final ConsumerRemovedListener listener;
   private final RedeliveryListener redelivery;
-  private final Duration heartbeatWriteInterval;
   private final ReentrantLock lock = new ReentrantLock();
   private final MetricsRecorder metrics = new MetricsRecorder();
 
-  /**
-   * Consumer id → group memberships (BEHAVIOUR Q-HEARTBEAT heartbeat index); guarded by {@link
-   * #lock}.
-   */
-  private final MembershipIndex memberships = new MembershipIndex();
-
+  private final Members members;
+  private final StreamCursors cursors;
   private final DeadLetters deadLetters;
   private final Retention retention;
-
-  /** Last auto-commit per (queue, group); guarded by {@link #lock}. */
-  private final Map<GroupKey, Instant> lastAutoCommit = new HashMap<>();
+  private final EphemeralExpiry expiry;
 
   private GroupCoordinator(Builder b) {
     this.queues = b.queues;
     this.groups = b.groups;
     this.time = new EngineClock(b.clock);
     this.settings = b.settings;
-    this.listener = b.listener;
     this.redelivery = b.redelivery;
-    this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
+    this.members = new Members(queues, groups, time, settings, metrics, b.listener);
+    this.cursors = new StreamCursors(this, queues, groups, time, settings, metrics, members);
     this.deadLetters = new DeadLetters(queues, settings, metrics);
     this.retention = new Retention(queues, groups, metrics);
+    this.expiry = new EphemeralExpiry(queues, groups, members, cursors);
     metrics.setPelSize(countPending());
-    indexMemberships();
+    members.indexStoredMemberships();
   }
 
   /** A builder over a store's two halves. */
@@ -259,121 +243,17 @@ public final class GroupCoordinator implements ConsumerGroups {
     requireText("queue", queue);
     requireText("consumerId", consumerId);
     CursorOption c = cursor == null ? CursorOption.resume(GroupMode.QUEUE) : cursor;
-    GroupMode mode = c.effectiveMode();
     String filter = pattern == null ? "" : pattern;
-    if (!filter.isEmpty()) {
-      TopicFilters.validateFilter(filter);
-    }
-    String base = groupId == null || groupId.isEmpty() ? defaultGroupId(consumerId, mode) : groupId;
-    if (base.isEmpty()) {
-      throw new IllegalArgumentException(
-          "the default "
-              + mode
-              + "-mode group of client '"
-              + consumerId
-              + "' is empty; pass a group id to join queue "
-              + queue);
-    }
-    String id = effectiveGroupId(base, filter);
-    return locked(
-        queue,
-        id,
-        () -> {
-          QueueConfig config = queues.getQueue(queue);
-          Instant now = time.now();
-          ConsumerGroupState g = getOrCreate(queue, id, filter, mode, c.effectiveAutoCommit(), now);
-          applyPosition(g, c, now);
-          groups.registerConsumer(queue, id, new ConsumerInfo(consumerId, consumerId, now, now));
-          memberships.add(consumerId, queue, id);
-          if (config.lastConsumerDisconnect().isPresent()) {
-            queues.updateQueue(config.toBuilder().lastConsumerDisconnect(null).build());
-          }
-          return groups.getGroup(queue, id);
-        });
-  }
-
-  private ConsumerGroupState getOrCreate(
-      String queue, String id, String pattern, GroupMode mode, boolean autoCommit, Instant now) {
-    Optional<ConsumerGroupState> found = groups.findGroup(queue, id);
-    if (found.isEmpty()) {
-      ConsumerGroupState created =
-          ConsumerGroupState.create(queue, id, pattern, mode, autoCommit, now);
-      try {
-        groups.createGroup(created);
-        return created;
-      } catch (ConsumerGroupExistsException lostRace) {
-        found = Optional.of(groups.getGroup(queue, id));
-      }
-    }
-    ConsumerGroupState g = found.get();
-    if (g.mode() != mode) {
-      throw new GroupModeMismatchException(queue, id, g.mode(), mode);
-    }
-    return g;
-  }
-
-  private void applyPosition(ConsumerGroupState g, CursorOption c, Instant now) {
-    String queue = g.queue();
-    long target;
-    switch (c.position()) {
-      case DEFAULT:
-        return;
-      case EARLIEST:
-        target = queues.head(queue);
-        break;
-      case LATEST:
-        target = queues.tail(queue);
-        break;
-      case OFFSET:
-        target = Math.max(queues.head(queue), Math.min(c.offset(), queues.tail(queue)));
-        break;
-      case TIMESTAMP:
-        if (c.timestamp() == null) {
-          return;
-        }
-        long head = queues.head(queue);
-        long found = queues.timeOffset(queue, c.timestamp()).orElse(head);
-        target = Math.max(head, Math.min(found, queues.tail(queue)));
-        break;
-      default:
-        throw new IllegalStateException("unknown cursor position " + c.position());
-    }
-    if (target != g.cursor()) {
-      groups.updateCursor(queue, g.id(), target, now);
-    }
+    String id = Members.groupToJoin(queue, filter, groupId, consumerId, c.effectiveMode());
+    return locked(queue, id, () -> members.join(queue, id, filter, consumerId, c));
   }
 
   @Override
   public boolean leave(String queue, String pattern, String groupId, String consumerId) {
     requireText("queue", queue);
     requireText("consumerId", consumerId);
-    Set<String> candidates = new LinkedHashSet<>();
-    if (groupId == null || groupId.isEmpty()) {
-      candidates.add(effectiveGroupId(defaultGroupId(consumerId, GroupMode.QUEUE), pattern));
-      candidates.add(effectiveGroupId(defaultGroupId(consumerId, GroupMode.STREAM), pattern));
-    } else {
-      candidates.add(effectiveGroupId(groupId, pattern));
-    }
-    for (String id : candidates) {
-      Boolean left =
-          locked(
-              queue,
-              id,
-              () -> {
-                Optional<ConsumerGroupState> g;
-                try {
-                  g = groups.findGroup(queue, id);
-                } catch (QueueNotFoundException gone) {
-                  return false;
-                }
-                if (g.isPresent() && g.get().consumers().containsKey(consumerId)) {
-                  groups.unregisterConsumer(queue, id, consumerId);
-                  memberships.remove(consumerId, queue, id);
-                  markDisconnectedIfIdle(queue, time.now());
-                  return true;
-                }
-                return null; // not a member of this candidate: try the next
-              });
+    for (String id : Members.groupsToLeave(pattern, groupId, consumerId)) {
+      Boolean left = locked(queue, id, () -> members.leave(queue, id, consumerId));
       if (left != null) {
         return left;
       }
@@ -387,15 +267,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         queue,
         group,
         () -> {
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          ConsumerInfo info = g.consumers().get(consumerId);
-          if (info == null) {
-            throw new ConsumerNotFoundException(queue, group, consumerId);
-          }
-          groups.registerConsumer(
-              queue,
-              group,
-              new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), time.now()));
+          members.heartbeat(queue, group, consumerId);
           return null;
         });
   }
@@ -408,31 +280,8 @@ public final class GroupCoordinator implements ConsumerGroups {
     lock.lock();
     try {
       int refreshed = 0;
-      for (MembershipIndex.Membership m : memberships.of(clientId)) {
-        boolean done =
-            groups.atomically(
-                m.queue(),
-                m.group(),
-                () -> {
-                  try {
-                    ConsumerInfo info =
-                        groups.getGroup(m.queue(), m.group()).consumers().get(clientId);
-                    if (info == null) {
-                      memberships.remove(clientId, m.queue(), m.group());
-                      return false;
-                    }
-                    groups.registerConsumer(
-                        m.queue(),
-                        m.group(),
-                        new ConsumerInfo(
-                            info.id(), info.clientId(), info.registeredAt(), time.now()));
-                    return true;
-                  } catch (QueueNotFoundException | GroupNotFoundException gone) {
-                    memberships.remove(clientId, m.queue(), m.group());
-                    return false;
-                  }
-                });
-        if (done) {
+      for (MembershipIndex.Membership m : members.memberships(clientId)) {
+        if (groups.atomically(m.queue(), m.group(), () -> members.refresh(clientId, m))) {
           refreshed++;
         }
       }
@@ -452,98 +301,38 @@ public final class GroupCoordinator implements ConsumerGroups {
    */
   public List<RemovedConsumers> removeStaleConsumers(Instant now) {
     Objects.requireNonNull(now, "now");
-    Instant cutoff = now.minus(settings.consumerTimeout());
+    Instant cutoff = members.staleCutoff(now);
     List<RemovedConsumers> removed = new ArrayList<>();
     lock.lock();
     try {
       for (QueueConfig config : queues.listQueues()) {
         String queue = config.name();
         boolean touched = false;
-        for (ConsumerGroupState listed : listGroupsOrEmpty(queue)) {
-          if (staleMembers(listed, cutoff).isEmpty()) {
+        for (ConsumerGroupState listed : members.groupsOf(queue)) {
+          if (Members.staleMembers(listed, cutoff).isEmpty()) {
             continue;
           }
-          // Re-read under the group's lock: another process may have heard from the member since.
+          String group = listed.id();
           List<String> stale =
-              groups.atomically(
-                  queue,
-                  listed.id(),
-                  () -> {
-                    Optional<ConsumerGroupState> g = findGroupOrEmpty(queue, listed.id());
-                    List<String> ids = g.map(x -> staleMembers(x, cutoff)).orElse(List.of());
-                    for (String id : ids) {
-                      groups.unregisterConsumer(queue, listed.id(), id);
-                      memberships.remove(id, queue, listed.id());
-                    }
-                    return ids;
-                  });
+              groups.atomically(queue, group, () -> members.removeStale(queue, group, cutoff));
           if (stale.isEmpty()) {
             continue;
           }
-          removed.add(new RemovedConsumers(queue, listed.id(), stale));
+          removed.add(new RemovedConsumers(queue, group, stale));
           touched = true;
         }
         if (touched) {
-          markDisconnectedIfIdle(queue, now);
+          members.markDisconnectedIfIdle(queue, now);
         }
       }
     } finally {
       lock.unlock();
     }
-    for (RemovedConsumers r : removed) {
-      LOG.info(
-          "removed consumers {} of group {} on queue {}: no heartbeat for {}",
-          r.consumerIds(),
-          r.group(),
-          r.queue(),
-          settings.consumerTimeout());
-      try {
-        listener.onConsumersRemoved(r.queue(), r.group(), r.consumerIds());
-      } catch (RuntimeException e) {
-        LOG.warn("consumer-removed listener failed for group {} on {}", r.group(), r.queue(), e);
-      }
-    }
+    members.reportRemoved(removed);
     return List.copyOf(removed);
   }
 
   /** The members of {@code g} last heard from before {@code cutoff}, sorted. */
-  private static List<String> staleMembers(ConsumerGroupState g, Instant cutoff) {
-    List<String> stale = new ArrayList<>();
-    for (ConsumerInfo info : g.consumers().values()) {
-      if (info.lastHeartbeat().isBefore(cutoff)) {
-        stale.add(info.id());
-      }
-    }
-    stale.sort(null);
-    return stale;
-  }
-
-  private Optional<ConsumerGroupState> findGroupOrEmpty(String queue, String group) {
-    try {
-      return groups.findGroup(queue, group);
-    } catch (QueueNotFoundException gone) {
-      return Optional.empty();
-    }
-  }
-
-  private void markDisconnectedIfIdle(String queue, Instant now) {
-    QueueConfig config;
-    try {
-      config = queues.getQueue(queue);
-    } catch (QueueNotFoundException gone) {
-      return;
-    }
-    if (config.durable() || config.reserved() || config.lastConsumerDisconnect().isPresent()) {
-      return;
-    }
-    for (ConsumerGroupState g : listGroupsOrEmpty(queue)) {
-      if (!g.consumers().isEmpty()) {
-        return;
-      }
-    }
-    queues.updateQueue(config.toBuilder().lastConsumerDisconnect(now).build());
-  }
-
   @Override
   public void deleteGroup(String queue, String group) {
     try {
@@ -551,10 +340,8 @@ public final class GroupCoordinator implements ConsumerGroups {
           queue,
           group,
           () -> {
-            groups.findGroup(queue, group).ifPresent(g -> metrics.pelChanged(-g.pending().size()));
-            groups.deleteGroup(queue, group);
-            memberships.removeGroup(queue, group);
-            lastAutoCommit.remove(new GroupKey(queue, group));
+            members.deleteGroup(queue, group);
+            cursors.forgetAutoCommit(queue, group);
             return null;
           });
     } catch (QueueNotFoundException gone) {
@@ -598,7 +385,7 @@ public final class GroupCoordinator implements ConsumerGroups {
           ConsumerGroupState g = groups.getGroup(queue, group);
           requireMode(g, GroupMode.QUEUE);
           Instant now = time.at(start);
-          touch(g, consumerId, now);
+          members.touch(g, consumerId, now);
           Duration visibility = visibility(config);
           int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
           if (out.size() < n) {
@@ -844,7 +631,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         () -> {
           Instant now = time.at(start);
           if (d.mode() == GroupMode.STREAM) {
-            checkpoint(d.queue(), d.group(), d.offset() + 1, now);
+            cursors.checkpoint(d.queue(), d.group(), d.offset() + 1, now);
           } else {
             remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
           }
@@ -854,13 +641,6 @@ public final class GroupCoordinator implements ConsumerGroups {
   }
 
   /** A stream-mode ack: {@code committed = max(committed, next)} when the group auto-commits. */
-  private void checkpoint(String queue, String group, long next, Instant now) {
-    ConsumerGroupState g = groups.getGroup(queue, group);
-    if (g.autoCommit() && next > g.committed()) {
-      groups.updateCommitted(queue, group, next, now);
-    }
-  }
-
   @Override
   public List<GroupDelivery> ackAll(Collection<GroupDelivery> deliveries) {
     Objects.requireNonNull(deliveries, "deliveries");
@@ -982,7 +762,7 @@ public final class GroupCoordinator implements ConsumerGroups {
       }
     }
     if (checkpoint >= 0) {
-      checkpoint(queue, group, checkpoint, now);
+      cursors.checkpoint(queue, group, checkpoint, now);
     }
     metrics.pelChanged(-removed);
     metrics.acks.add(count);
@@ -1042,14 +822,7 @@ public final class GroupCoordinator implements ConsumerGroups {
   private Void settleRejectLocked(ClaimedDelivery d, String reason) {
     Instant now = time.now();
     if (d.mode() == GroupMode.STREAM) {
-      ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
-      long past = d.offset() + 1;
-      if (past > g.cursor()) {
-        groups.updateCursor(d.queue(), d.group(), past, now);
-      }
-      if (past > g.committed()) {
-        groups.updateCommitted(d.queue(), d.group(), past, now);
-      }
+      cursors.movePast(d.queue(), d.group(), d.offset(), now);
       LOG.debug(
           "stream group {} on queue {} rejected offset {}: {}",
           d.group(),
@@ -1159,37 +932,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         group,
         start,
         metrics.claimLatencyNanos,
-        () -> {
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          requireMode(g, GroupMode.STREAM);
-          Instant now = time.at(start);
-          touch(g, consumerId, now);
-          long tail = queues.tail(queue);
-          long next = Math.max(g.cursor(), queues.head(queue));
-          List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
-          int examined = 0;
-          scan:
-          while (out.size() < n && next < tail && examined < SCAN_LIMIT) {
-            List<Message> chunk =
-                queues.readBatch(queue, next, Math.min(n - out.size(), SCAN_LIMIT));
-            if (chunk.isEmpty()) {
-              break;
-            }
-            for (Message m : chunk) {
-              examined++;
-              next = m.offset() + 1;
-              if (m.isExpired(now) || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-                continue;
-              }
-              out.add(new ClaimedDelivery(this, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
-              if (out.size() >= n) {
-                break scan;
-              }
-            }
-          }
-          metrics.claimed(out.size(), out.size() < n);
-          return new StreamBatch(out, next);
-        });
+        () -> cursors.peek(queue, group, consumerId, n, start));
   }
 
   @Override
@@ -1198,36 +941,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         queue,
         group,
         () -> {
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          if (g.mode() != GroupMode.STREAM) {
-            throw new CommitOffsetOnlyForStreamModeException(queue, group);
-          }
-          if (next <= g.cursor()) {
-            return null;
-          }
-          long tail = queues.tail(queue);
-          if (next > tail) {
-            throw new IllegalArgumentException(
-                "cursor "
-                    + next
-                    + " for group "
-                    + group
-                    + " is beyond the tail "
-                    + tail
-                    + " of queue "
-                    + queue);
-          }
-          Instant now = time.now();
-          groups.updateCursor(queue, group, next, now);
-          if (g.autoCommit() && next > g.committed()) {
-            Duration interval = settings.autoCommitInterval();
-            GroupKey key = new GroupKey(queue, group);
-            Instant last = lastAutoCommit.get(key);
-            if (interval.isZero() || last == null || !now.isBefore(last.plus(interval))) {
-              groups.updateCommitted(queue, group, next, now);
-              lastAutoCommit.put(key, now);
-            }
-          }
+          cursors.commitCursor(queue, group, next);
           return null;
         });
   }
@@ -1242,14 +956,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         queue,
         group,
         () -> {
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          if (g.mode() != GroupMode.STREAM) {
-            throw new CommitOffsetOnlyForStreamModeException(queue, group);
-          }
-          if (offset > g.cursor()) {
-            throw new InvalidOffsetException(queue, group, offset, g.cursor());
-          }
-          groups.updateCommitted(queue, group, offset, time.now());
+          cursors.commitOffset(queue, group, offset);
           return null;
         });
   }
@@ -1329,40 +1036,12 @@ public final class GroupCoordinator implements ConsumerGroups {
    */
   public List<String> expireEphemeralQueues(Instant now) {
     Objects.requireNonNull(now, "now");
-    List<String> deleted = new ArrayList<>();
     lock.lock();
     try {
-      for (QueueConfig config : queues.listQueues()) {
-        Optional<Instant> since = config.lastConsumerDisconnect();
-        if (config.durable()
-            || config.reserved()
-            || since.isEmpty()
-            || now.isBefore(since.get().plus(config.expiresAfter()))) {
-          continue;
-        }
-        String queue = config.name();
-        try {
-          List<ConsumerGroupState> gs = groups.listGroups(queue);
-          if (gs.stream().anyMatch(g -> !g.consumers().isEmpty())) {
-            continue; // a member joined without clearing the mark: not idle
-          }
-          for (ConsumerGroupState g : gs) {
-            metrics.pelChanged(-g.pending().size());
-            groups.deleteGroup(queue, g.id());
-            memberships.removeGroup(queue, g.id());
-            lastAutoCommit.remove(new GroupKey(queue, g.id()));
-          }
-          queues.deleteQueue(queue);
-          deleted.add(queue);
-          LOG.info("deleted ephemeral queue {}: no consumer since {}", queue, since.get());
-        } catch (ReservedQueueException | QueueNotFoundException e) {
-          LOG.debug("ephemeral queue {} not deleted", queue, e);
-        }
-      }
+      return expiry.expire(now);
     } finally {
       lock.unlock();
     }
-    return deleted;
   }
 
   // ---------------------------------------------------------------- helpers
@@ -1402,26 +1081,9 @@ public final class GroupCoordinator implements ConsumerGroups {
     return v.isZero() ? config.deliveryTimeout() : v;
   }
 
-  private static void requireMode(ConsumerGroupState g, GroupMode mode) {
+  static void requireMode(ConsumerGroupState g, GroupMode mode) {
     if (g.mode() != mode) {
       throw new GroupModeMismatchException(g.queue(), g.id(), g.mode(), mode);
-    }
-  }
-
-  /**
-   * Requires membership and counts a claim as a heartbeat, writing it at most every tenth of the
-   * consumer timeout so busy claimers do not write a heartbeat per call.
-   */
-  private void touch(ConsumerGroupState g, String consumerId, Instant now) {
-    ConsumerInfo info = g.consumers().get(consumerId);
-    if (info == null) {
-      throw new ConsumerNotFoundException(g.queue(), g.id(), consumerId);
-    }
-    if (!now.isBefore(info.lastHeartbeat().plus(heartbeatWriteInterval))) {
-      groups.registerConsumer(
-          g.queue(),
-          g.id(),
-          new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), now));
     }
   }
 
@@ -1430,34 +1092,16 @@ public final class GroupCoordinator implements ConsumerGroups {
         this, g.queue(), g.id(), e.consumerId(), GroupMode.QUEUE, e.deliveryCount(), m);
   }
 
-  private List<ConsumerGroupState> listGroupsOrEmpty(String queue) {
-    try {
-      return groups.listGroups(queue);
-    } catch (QueueNotFoundException gone) {
-      return List.of();
-    }
-  }
-
   /** Fills the heartbeat index from the memberships already in the store. */
-  private void indexMemberships() {
-    for (QueueConfig config : queues.listQueues()) {
-      for (ConsumerGroupState g : listGroupsOrEmpty(config.name())) {
-        for (String consumerId : g.consumers().keySet()) {
-          memberships.add(consumerId, config.name(), g.id());
-        }
-      }
-    }
-  }
-
   /** The heartbeat index; for tests. */
   MembershipIndex membershipIndex() {
-    return memberships;
+    return members.index();
   }
 
   private long countPending() {
     long n = 0;
     for (QueueConfig config : queues.listQueues()) {
-      for (ConsumerGroupState g : listGroupsOrEmpty(config.name())) {
+      for (ConsumerGroupState g : members.groupsOf(config.name())) {
         n += g.pending().size();
       }
     }
@@ -1469,8 +1113,6 @@ public final class GroupCoordinator implements ConsumerGroups {
       throw new IllegalArgumentException(what + " must be non-empty, got " + value);
     }
   }
-
-  private record GroupKey(String queue, String group) {}
 
   /** Configures a {@link GroupCoordinator}. Not thread-safe. */
   public static final class Builder {
