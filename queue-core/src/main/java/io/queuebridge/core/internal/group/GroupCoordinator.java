@@ -2,16 +2,11 @@ package io.queuebridge.core.internal.group;
 
 import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.errors.GroupModeMismatchException;
 import io.queuebridge.core.errors.GroupNotFoundException;
-import io.queuebridge.core.errors.MessageNotPendingException;
-import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.PelFullException;
-import io.queuebridge.core.errors.PendingEntryNotFoundException;
-import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.ConsumerRemovedListener;
@@ -23,7 +18,6 @@ import io.queuebridge.core.group.RemovedConsumers;
 import io.queuebridge.core.group.StreamBatch;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
-import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.store.Storage;
 import java.time.Clock;
@@ -31,22 +25,29 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The consumer-group engine: membership, cursors, claims with a pending entry list (PEL), work
  * stealing, retries, dead letters, stream checkpoints, retention and ephemeral-queue expiry, built
  * on the store SPI only ({@link QueueStore}, {@link ConsumerGroupStore}) and a {@link Clock}
  * (BEHAVIOUR Q-GROUP, Q-CURSOR, Q-SUB to Q-DLQ, Q-RET, Q-EPHEMERAL, Q-HEARTBEAT, Q-METRICS).
+ *
+ * <h2>Structure</h2>
+ *
+ * This class owns the lock, opens the store sections ({@link ConsumerGroupStore#atomically}), and
+ * owns the clock and the metrics; it checks arguments and delegates the work, one job per class,
+ * each run under the lock (and, for one group, inside that group's section) opened here: {@link
+ * Members} (joins, leaves, heartbeats, the stale-member sweep, group deletion), {@link Claims}
+ * (claims, stealing, renewals, the PEL and visibility), {@link Settlement} (ack, batch ack, nack,
+ * reject, fencing), {@link DeadLetters} (giving up on a message, the DLQ moves), {@link
+ * StreamCursors} (peeks, commits, checkpoints, the auto-commit throttle), {@link Retention} and
+ * {@link EphemeralExpiry}. No job class takes the lock or opens a section itself.
  *
  * <h2>Concurrency</h2>
  *
@@ -161,8 +162,6 @@ import org.slf4j.LoggerFactory;
  * {@code maxDepth}: refusing one would leave the poison message in the source queue.
  */
 public final class GroupCoordinator implements ConsumerGroups {
-  private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
-
   /** Most messages one claim or peek examines, so one call never holds the lock for a long scan. */
   static final int SCAN_LIMIT = 4096;
 
@@ -170,13 +169,14 @@ public final class GroupCoordinator implements ConsumerGroups {
   private final ConsumerGroupStore groups;
   private final EngineClock time;
   private final GroupSettings settings;
-  private final RedeliveryListener redelivery;
   private final ReentrantLock lock = new ReentrantLock();
   private final MetricsRecorder metrics = new MetricsRecorder();
 
   private final Members members;
   private final StreamCursors cursors;
   private final DeadLetters deadLetters;
+  private final Claims claims;
+  private final Settlement settlement;
   private final Retention retention;
   private final EphemeralExpiry expiry;
 
@@ -185,10 +185,16 @@ public final class GroupCoordinator implements ConsumerGroups {
     this.groups = b.groups;
     this.time = new EngineClock(b.clock);
     this.settings = b.settings;
-    this.redelivery = b.redelivery;
     this.members = new Members(queues, groups, time, settings, metrics, b.listener);
-    this.cursors = new StreamCursors(this, queues, groups, time, settings, metrics, members);
+    this.cursors =
+        new StreamCursors(
+            this, queues, groups, time, settings.autoCommitInterval(), metrics, members);
     this.deadLetters = new DeadLetters(queues, settings, metrics);
+    this.claims =
+        new Claims(
+            this, queues, groups, time, settings, metrics, members, deadLetters, b.redelivery);
+    this.settlement =
+        new Settlement(this, queues, groups, time, metrics, claims, deadLetters, cursors);
     this.retention = new Retention(queues, groups, metrics);
     this.expiry = new EphemeralExpiry(queues, groups, members, cursors);
     metrics.setPelSize(countPending());
@@ -332,7 +338,6 @@ public final class GroupCoordinator implements ConsumerGroups {
     return List.copyOf(removed);
   }
 
-  /** The members of {@code g} last heard from before {@code cutoff}, sorted. */
   @Override
   public void deleteGroup(String queue, String group) {
     try {
@@ -347,6 +352,11 @@ public final class GroupCoordinator implements ConsumerGroups {
     } catch (QueueNotFoundException gone) {
       // idempotent
     }
+  }
+
+  /** The heartbeat index; for tests. */
+  MembershipIndex membershipIndex() {
+    return members.index();
   }
 
   // ---------------------------------------------------------------- queue mode
@@ -380,479 +390,21 @@ public final class GroupCoordinator implements ConsumerGroups {
         group,
         start,
         metrics.claimLatencyNanos,
-        () -> {
-          QueueConfig config = queues.getQueue(queue);
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          requireMode(g, GroupMode.QUEUE);
-          Instant now = time.at(start);
-          members.touch(g, consumerId, now);
-          Duration visibility = visibility(config);
-          int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
-          if (out.size() < n) {
-            steal(config, g, consumerId, n, now, visibility, out);
-          }
-          return pelFull;
-        });
-  }
-
-  private int claimFromCursor(
-      ConsumerGroupState g,
-      String consumerId,
-      int n,
-      Instant now,
-      Duration visibility,
-      List<GroupDelivery> out) {
-    String queue = g.queue();
-    List<PendingEntry> pending = g.pending();
-    int pelSize = pending.size();
-    int max = settings.maxPelSize();
-    // No head() or tail() call: readBatch raises a start below the head and ends at the tail, and
-    // the messages carry their offsets (two store calls fewer per claim; two queries on a
-    // database).
-    long cursor = g.cursor();
-    // After a rewind the cursor can be below offsets the group holds: never claim those twice.
-    Set<Long> held = null;
-    if (!pending.isEmpty() && pending.get(pending.size() - 1).offset() >= cursor) {
-      held = new HashSet<>();
-      for (PendingEntry e : pending) {
-        held.add(e.offset());
-      }
-    }
-    int claimed = 0;
-    int examined = 0;
-    boolean full = false;
-    Instant visibleAt = now.plus(visibility);
-    List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
-    scan:
-    while (claimed < n && examined < SCAN_LIMIT) {
-      if (max > 0 && pelSize >= max) {
-        full = true;
-        break;
-      }
-      List<Message> chunk = queues.readBatch(queue, cursor, Math.min(n - claimed, SCAN_LIMIT));
-      if (chunk.isEmpty()) {
-        if (examined == 0) {
-          cursor = Math.max(cursor, queues.head(queue)); // nothing to read: skip what was truncated
-        }
-        break;
-      }
-      for (Message m : chunk) {
-        examined++;
-        cursor = m.offset() + 1;
-        if ((held != null && held.contains(m.offset()))
-            || m.isExpired(now)
-            || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-          continue;
-        }
-        PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt);
-        entries.add(e);
-        pelSize++;
-        claimed++;
-        out.add(delivery(g, e, m));
-        if (claimed >= n) {
-          break scan;
-        }
-        if (max > 0 && pelSize >= max) {
-          full = true;
-          break scan;
-        }
-      }
-    }
-    if (!entries.isEmpty() || cursor != g.cursor()) {
-      // one store call for the whole batch: the entries and the cursor
-      groups.claimPending(queue, g.id(), entries, cursor, now);
-      metrics.pelChanged(claimed);
-    }
-    if (claimed > 0) {
-      redeliveryDue(queue, g.id(), visibleAt);
-    }
-    metrics.claimed(claimed, claimed < n);
-    return full ? pelSize : -1;
-  }
-
-  private void steal(
-      QueueConfig config,
-      ConsumerGroupState g,
-      String consumerId,
-      int n,
-      Instant now,
-      Duration visibility,
-      List<GroupDelivery> out) {
-    long start = System.nanoTime();
-    String queue = g.queue();
-    try {
-      // g is the snapshot from before this call's cursor claims: those entries are not visible yet.
-      for (PendingEntry e : g.pending()) {
-        if (out.size() >= n) {
-          break;
-        }
-        if (!e.isVisible(now)) {
-          continue;
-        }
-        String poison = deadLetters.exhausted(config, e, now);
-        Message m;
-        try {
-          m = queues.read(queue, e.offset());
-        } catch (OffsetOutOfRangeException gone) {
-          LOG.warn(
-              "pending offset {} of group {} on queue {} was truncated; dropping the entry",
-              e.offset(),
-              g.id(),
-              queue);
-          removeEntry(queue, g.id(), e, now);
-          metrics.discarded.increment();
-          metrics.stealAttempt(false);
-          continue;
-        }
-        if (poison != null) {
-          try {
-            deadLetters.deadLetter(config, g.id(), e, m, poison, now);
-          } catch (QueueException failed) {
-            LOG.warn(
-                "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
-                e.offset(),
-                g.id(),
-                queue,
-                failed);
-            metrics.stealAttempt(false);
-            continue;
-          }
-          removeEntry(queue, g.id(), e, now);
-          metrics.stealAttempt(false);
-          continue;
-        }
-        if (m.isExpired(now)) {
-          removeEntry(queue, g.id(), e, now);
-          metrics.discarded.increment();
-          metrics.stealAttempt(false);
-          continue;
-        }
-        if (!RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-          metrics.stealAttempt(false);
-          continue;
-        }
-        PendingEntry moved =
-            groups.transferPending(
-                queue, g.id(), e.offset(), e.consumerId(), consumerId, now, visibility);
-        out.add(delivery(g, moved, m));
-        metrics.stealAttempt(true);
-        redeliveryDue(queue, g.id(), moved.visibleAt());
-      }
-    } finally {
-      metrics.stealLatencyNanos.add(System.nanoTime() - start);
-    }
+        () -> claims.claim(queue, group, consumerId, n, start, out));
   }
 
   @Override
   public int renew(String queue, String group, String consumerId, long... offsets) {
     requireText("consumerId", consumerId);
-    return locked(
-        queue,
-        group,
-        () -> {
-          QueueConfig config = queues.getQueue(queue);
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          requireMode(g, GroupMode.QUEUE);
-          Instant now = time.now();
-          Instant visibleAt = now.plus(visibility(config));
-          int renewed = 0;
-          for (long offset : offsets) {
-            Optional<PendingEntry> e = g.pendingAt(offset);
-            if (e.isPresent() && e.get().consumerId().equals(consumerId)) {
-              PendingEntry p = e.get();
-              groups.updatePending(
-                  queue,
-                  group,
-                  new PendingEntry(
-                      offset,
-                      consumerId,
-                      p.claimedAt(),
-                      p.deliveryCount(),
-                      p.firstClaimedAt(),
-                      visibleAt));
-              renewed++;
-            }
-          }
-          if (renewed > 0) {
-            redeliveryDue(queue, group, visibleAt);
-          }
-          return renewed;
-        });
+    return locked(queue, group, () -> claims.renew(queue, group, consumerId, offsets));
   }
 
   /** {@link GroupDelivery#renew()}: under the lock, so it is ordered with the settlements. */
   boolean renewDelivery(ClaimedDelivery d) {
     try {
-      return locked(d.queue(), d.group(), () -> renewDeliveryLocked(d));
+      return locked(d.queue(), d.group(), () -> claims.renewDelivery(d));
     } catch (GroupNotFoundException gone) {
       return false;
-    }
-  }
-
-  private boolean renewDeliveryLocked(ClaimedDelivery d) {
-    if (!d.isUnsettled()) {
-      return false; // a settlement started (it has set its own visibility) or succeeded
-    }
-    Optional<PendingEntry> held =
-        groups
-            .findPending(d.queue(), d.group(), d.offset())
-            .filter(
-                e ->
-                    e.consumerId().equals(d.consumerId())
-                        && e.deliveryCount() == d.deliveryCount());
-    if (held.isEmpty()) {
-      return false;
-    }
-    PendingEntry p = held.get();
-    Instant visibleAt = time.now().plus(visibility(queues.getQueue(d.queue())));
-    groups.updatePending(
-        d.queue(),
-        d.group(),
-        new PendingEntry(
-            p.offset(),
-            p.consumerId(),
-            p.claimedAt(),
-            p.deliveryCount(),
-            p.firstClaimedAt(),
-            visibleAt));
-    redeliveryDue(d.queue(), d.group(), visibleAt);
-    return true;
-  }
-
-  // ---------------------------------------------------------------- settlement (from handles)
-
-  void settleAck(ClaimedDelivery d) {
-    long start = System.nanoTime();
-    timed(
-        d.queue(),
-        d.group(),
-        start,
-        metrics.ackLatencyNanos,
-        () -> {
-          Instant now = time.at(start);
-          if (d.mode() == GroupMode.STREAM) {
-            cursors.checkpoint(d.queue(), d.group(), d.offset() + 1, now);
-          } else {
-            remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
-          }
-          metrics.acks.increment();
-          return null;
-        });
-  }
-
-  /** A stream-mode ack: {@code committed = max(committed, next)} when the group auto-commits. */
-  @Override
-  public List<GroupDelivery> ackAll(Collection<GroupDelivery> deliveries) {
-    Objects.requireNonNull(deliveries, "deliveries");
-    GroupDelivery[] given = deliveries.toArray(new GroupDelivery[0]);
-    if (given.length == 0) {
-      return List.of();
-    }
-    for (int i = 0; i < given.length; i++) {
-      if (given[i] == null) {
-        throw new NullPointerException("delivery " + i + " of the batch is null");
-      }
-    }
-    String queue = given[0].queue();
-    String group = given[0].group();
-    ClaimedDelivery[] batch = new ClaimedDelivery[given.length];
-    for (int i = 0; i < given.length; i++) {
-      GroupDelivery d = given[i];
-      boolean ours = d instanceof ClaimedDelivery c && c.coordinator() == this;
-      if (!ours || !d.queue().equals(queue) || !d.group().equals(group)) {
-        throw new IllegalArgumentException(
-            "ackAll settles deliveries of one group of this coordinator: delivery "
-                + i
-                + " is "
-                + d
-                + (!ours ? " of another coordinator" : "")
-                + ", expected group "
-                + group
-                + " of queue "
-                + queue);
-      }
-      batch[i] = (ClaimedDelivery) d;
-    }
-    byte[] state = new byte[batch.length]; // SKIPPED, or OWNED then ACKED or REFUSED
-    for (int i = 0; i < batch.length; i++) {
-      state[i] = batch[i].beginSettling() ? OWNED : SKIPPED;
-    }
-    boolean applied = false;
-    try {
-      long start = System.nanoTime();
-      timed(
-          queue,
-          group,
-          start,
-          metrics.ackLatencyNanos,
-          () -> ackAllLocked(queue, group, batch, state, time.at(start)));
-      applied = true;
-    } finally {
-      for (int i = 0; i < batch.length; i++) {
-        if (state[i] != SKIPPED) {
-          batch[i].endSettling(applied && state[i] == ACKED);
-        }
-      }
-    }
-    List<GroupDelivery> notAcked = null;
-    for (int i = 0; i < batch.length; i++) {
-      if (state[i] != ACKED) {
-        if (notAcked == null) {
-          notAcked = new ArrayList<>();
-        }
-        notAcked.add(batch[i]);
-      }
-    }
-    return notAcked == null ? List.of() : notAcked;
-  }
-
-  /** {@link #ackAll}'s per-delivery states. */
-  private static final byte SKIPPED = 0; // its settlement had started or succeeded: not ours
-
-  private static final byte OWNED = 1; // ours to settle, not (yet) acked
-  private static final byte GATHERED = 2; // in the holder batch being sent to the store
-  private static final byte ACKED = 3;
-  private static final byte REFUSED = 4; // no longer held by this delivery: nothing changed
-
-  /** {@link #ackAll}'s locked section: moves the deliveries it acks to {@code ACKED}. */
-  private Void ackAllLocked(
-      String queue, String group, ClaimedDelivery[] batch, byte[] state, Instant now) {
-    long checkpoint = -1;
-    int removed = 0;
-    int count = 0;
-    int[] index = null;
-    for (int i = 0; i < batch.length; i++) {
-      ClaimedDelivery d = batch[i];
-      if (state[i] != OWNED) {
-        continue;
-      }
-      if (d.mode() == GroupMode.STREAM) {
-        checkpoint = Math.max(checkpoint, d.offset() + 1);
-        state[i] = ACKED;
-        count++;
-        continue;
-      }
-      // One fenced store call for every delivery of this holder (usually the whole batch).
-      String holder = d.consumerId();
-      if (index == null) {
-        index = new int[batch.length];
-      }
-      int n = 0;
-      for (int j = i; j < batch.length; j++) {
-        GroupDelivery e = batch[j];
-        if (state[j] == OWNED && e.mode() == GroupMode.QUEUE && e.consumerId().equals(holder)) {
-          state[j] = GATHERED;
-          index[n++] = j;
-        }
-      }
-      long[] offsets = new long[n];
-      int[] counts = new int[n];
-      for (int k = 0; k < n; k++) {
-        offsets[k] = batch[index[k]].offset();
-        counts[k] = batch[index[k]].deliveryCount();
-      }
-      boolean[] done = new boolean[n];
-      groups.acknowledgeAllPending(queue, group, holder, offsets, counts, done, now);
-      for (int k = 0; k < n; k++) {
-        state[index[k]] = done[k] ? ACKED : REFUSED;
-        if (done[k]) {
-          removed++;
-          count++;
-        }
-      }
-    }
-    if (checkpoint >= 0) {
-      cursors.checkpoint(queue, group, checkpoint, now);
-    }
-    metrics.pelChanged(-removed);
-    metrics.acks.add(count);
-    return null;
-  }
-
-  void settleNack(ClaimedDelivery d, Duration delay) {
-    locked(
-        d.queue(),
-        d.group(),
-        () -> {
-          settleNackLocked(d, delay);
-          metrics.nacks.increment();
-          return null;
-        });
-  }
-
-  private Void settleNackLocked(ClaimedDelivery d, Duration delay) {
-    if (d.mode() == GroupMode.QUEUE) {
-      Instant now = time.now();
-      QueueConfig config = queues.getQueue(d.queue());
-      PendingEntry e = heldBy(d);
-      String exhausted = deadLetters.exhausted(config, e, now);
-      if (exhausted != null) {
-        deadLetters.deadLetter(config, d.group(), e, d.message(), "nacked; " + exhausted, now);
-        removeEntry(d.queue(), d.group(), e, now);
-      } else {
-        Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
-        Instant visibleAt = now.plus(wait);
-        groups.updatePending(
-            d.queue(),
-            d.group(),
-            new PendingEntry(
-                e.offset(),
-                e.consumerId(),
-                e.claimedAt(),
-                e.deliveryCount(),
-                e.firstClaimedAt(),
-                visibleAt));
-        redeliveryDue(d.queue(), d.group(), visibleAt);
-      }
-    }
-    return null;
-  }
-
-  void settleReject(ClaimedDelivery d, String reason) {
-    locked(
-        d.queue(),
-        d.group(),
-        () -> {
-          settleRejectLocked(d, reason);
-          metrics.rejects.increment();
-          return null;
-        });
-  }
-
-  private Void settleRejectLocked(ClaimedDelivery d, String reason) {
-    Instant now = time.now();
-    if (d.mode() == GroupMode.STREAM) {
-      cursors.movePast(d.queue(), d.group(), d.offset(), now);
-      LOG.debug(
-          "stream group {} on queue {} rejected offset {}: {}",
-          d.group(),
-          d.queue(),
-          d.offset(),
-          reason);
-    } else {
-      PendingEntry e = heldBy(d);
-      QueueConfig config = queues.getQueue(d.queue());
-      if (config.dlq().enabled()) {
-        deadLetters.deadLetter(config, d.group(), e, d.message(), "rejected: " + reason, now);
-      } else {
-        LOG.debug(
-            "group {} on queue {} rejected offset {} ({}); no dead-letter queue, dropped",
-            d.group(),
-            d.queue(),
-            d.offset(),
-            reason);
-        metrics.discarded.increment();
-      }
-      removeEntry(d.queue(), d.group(), e, now);
-    }
-    return null;
-  }
-
-  private void redeliveryDue(String queue, String group, Instant visibleAt) {
-    try {
-      redelivery.redeliveryDue(queue, group, visibleAt);
-    } catch (RuntimeException e) {
-      LOG.warn("redelivery listener failed for group {} on {}", group, queue, e);
     }
   }
 
@@ -865,55 +417,52 @@ public final class GroupCoordinator implements ConsumerGroups {
    */
   public Optional<Instant> nextRedelivery(String queue, Instant after) {
     Objects.requireNonNull(after, "after");
-    Instant next = null;
-    for (ConsumerGroupState g : groups.listGroups(queue)) {
-      if (g.mode() != GroupMode.QUEUE) {
-        continue;
-      }
-      for (PendingEntry e : g.pending()) {
-        Instant v = e.visibleAt();
-        if (v.isAfter(after) && (next == null || v.isBefore(next))) {
-          next = v;
-        }
-      }
+    return claims.nextRedelivery(queue, after);
+  }
+
+  // ---------------------------------------------------------------- settlement (from handles)
+
+  void settleAck(ClaimedDelivery d) {
+    long start = System.nanoTime();
+    timed(d.queue(), d.group(), start, metrics.ackLatencyNanos, () -> settlement.ack(d, start));
+  }
+
+  @Override
+  public List<GroupDelivery> ackAll(Collection<GroupDelivery> deliveries) {
+    ClaimedDelivery[] batch = settlement.batchOf(deliveries);
+    if (batch.length == 0) {
+      return List.of();
     }
-    return Optional.ofNullable(next);
-  }
-
-  /** The group's entry for the delivery, if this very delivery still holds it. */
-  private PendingEntry heldBy(ClaimedDelivery d) {
-    return groups
-        .findPending(d.queue(), d.group(), d.offset())
-        .filter(
-            e -> e.consumerId().equals(d.consumerId()) && e.deliveryCount() == d.deliveryCount())
-        .orElseThrow(() -> new MessageNotPendingException(d.queue(), d.group(), d.offset()));
-  }
-
-  /**
-   * Removes a held entry and advances the committed offset (BEHAVIOUR Q-ACKN), in one store call.
-   */
-  private void removeEntry(String queue, String group, PendingEntry e, Instant now) {
-    groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
-    metrics.pelChanged(-1);
-  }
-
-  /**
-   * Removes the entry a delivery holds, fenced by consumer and delivery count, and advances the
-   * committed offset.
-   *
-   * @throws MessageNotPendingException if the delivery no longer holds it
-   */
-  private void remove(
-      String queue, String group, String consumerId, long offset, int count, Instant now) {
+    String queue = batch[0].queue();
+    String group = batch[0].group();
+    byte[] state = Settlement.beginSettling(batch);
+    boolean applied = false;
     try {
-      groups.acknowledgePending(queue, group, consumerId, offset, count, now);
-    } catch (PendingEntryNotFoundException stale) {
-      throw new MessageNotPendingException(queue, group, offset);
+      long start = System.nanoTime();
+      timed(
+          queue,
+          group,
+          start,
+          metrics.ackLatencyNanos,
+          () -> settlement.ackAll(queue, group, batch, state, start));
+      applied = true;
+    } finally {
+      // a loop here, over a call small enough to be inlined on the exceptional path too: the
+      // section's lambda then stays eligible for scalar replacement (GroupThroughputBenchmark)
+      for (int i = 0; i < batch.length; i++) {
+        Settlement.endSettling(batch[i], state[i], applied);
+      }
     }
-    metrics.pelChanged(-1);
+    return Settlement.notAcked(batch, state);
   }
 
-  // ---------------------------------------------------------------- dead letters
+  void settleNack(ClaimedDelivery d, Duration delay) {
+    locked(d.queue(), d.group(), () -> settlement.nack(d, delay));
+  }
+
+  void settleReject(ClaimedDelivery d, String reason) {
+    locked(d.queue(), d.group(), () -> settlement.reject(d, reason));
+  }
 
   @Override
   public String deadLetterQueue(QueueConfig config) {
@@ -1044,7 +593,7 @@ public final class GroupCoordinator implements ConsumerGroups {
     }
   }
 
-  // ---------------------------------------------------------------- helpers
+  // ---------------------------------------------------------------- the lock and the sections
 
   /**
    * Runs {@code body} under the coordinator's lock and, through {@link
@@ -1076,28 +625,22 @@ public final class GroupCoordinator implements ConsumerGroups {
     }
   }
 
-  private Duration visibility(QueueConfig config) {
-    Duration v = settings.visibilityTimeout();
-    return v.isZero() ? config.deliveryTimeout() : v;
-  }
+  // ---------------------------------------------------------------- checks shared by the jobs
 
+  /** Requires a group of {@code mode}; for the jobs, inside the group's section. */
   static void requireMode(ConsumerGroupState g, GroupMode mode) {
     if (g.mode() != mode) {
       throw new GroupModeMismatchException(g.queue(), g.id(), g.mode(), mode);
     }
   }
 
-  private GroupDelivery delivery(ConsumerGroupState g, PendingEntry e, Message m) {
-    return new ClaimedDelivery(
-        this, g.queue(), g.id(), e.consumerId(), GroupMode.QUEUE, e.deliveryCount(), m);
+  private static void requireText(String what, String value) {
+    if (value == null || value.isEmpty()) {
+      throw new IllegalArgumentException(what + " must be non-empty, got " + value);
+    }
   }
 
-  /** Fills the heartbeat index from the memberships already in the store. */
-  /** The heartbeat index; for tests. */
-  MembershipIndex membershipIndex() {
-    return members.index();
-  }
-
+  /** The pending entries in the store, for the PEL gauge at construction. */
   private long countPending() {
     long n = 0;
     for (QueueConfig config : queues.listQueues()) {
@@ -1106,12 +649,6 @@ public final class GroupCoordinator implements ConsumerGroups {
       }
     }
     return n;
-  }
-
-  private static void requireText(String what, String value) {
-    if (value == null || value.isEmpty()) {
-      throw new IllegalArgumentException(what + " must be non-empty, got " + value);
-    }
   }
 
   /** Configures a {@link GroupCoordinator}. Not thread-safe. */

@@ -5,7 +5,6 @@ import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.CommitOffsetOnlyForStreamModeException;
 import io.queuebridge.core.errors.InvalidOffsetException;
 import io.queuebridge.core.group.GroupDelivery;
-import io.queuebridge.core.group.GroupSettings;
 import io.queuebridge.core.group.StreamBatch;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
@@ -33,7 +32,7 @@ final class StreamCursors {
   private final QueueStore queues;
   private final ConsumerGroupStore groups;
   private final EngineClock time;
-  private final GroupSettings settings;
+  private final Duration autoCommitInterval;
   private final MetricsRecorder metrics;
   private final Members members;
 
@@ -45,14 +44,14 @@ final class StreamCursors {
       QueueStore queues,
       ConsumerGroupStore groups,
       EngineClock time,
-      GroupSettings settings,
+      Duration autoCommitInterval,
       MetricsRecorder metrics,
       Members members) {
     this.owner = owner;
     this.queues = queues;
     this.groups = groups;
     this.time = time;
-    this.settings = settings;
+    this.autoCommitInterval = autoCommitInterval;
     this.metrics = metrics;
     this.members = members;
   }
@@ -120,10 +119,11 @@ final class StreamCursors {
     Instant now = time.now();
     groups.updateCursor(queue, group, next, now);
     if (g.autoCommit() && next > g.committed()) {
-      Duration interval = settings.autoCommitInterval();
       GroupKey key = new GroupKey(queue, group);
       Instant last = lastAutoCommit.get(key);
-      if (interval.isZero() || last == null || !now.isBefore(last.plus(interval))) {
+      if (autoCommitInterval.isZero()
+          || last == null
+          || !now.isBefore(last.plus(autoCommitInterval))) {
         groups.updateCommitted(queue, group, next, now);
         lastAutoCommit.put(key, now);
       }
