@@ -12,7 +12,7 @@ import java.util.Objects;
 /**
  * The {@link GroupDelivery} the {@link GroupCoordinator} hands out: the settle-once state machine
  * (unsettled, settling, settled) and the forwarding of each settlement to the coordinator that
- * created it, which applies it under its lock and the group's fence.
+ * created it, which applies it ({@link Settlement}) under its lock and the group's fence.
  */
 final class ClaimedDelivery implements GroupDelivery {
   private static final int UNSETTLED = 0;

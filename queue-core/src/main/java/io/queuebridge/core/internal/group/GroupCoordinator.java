@@ -1,36 +1,13 @@
 package io.queuebridge.core.internal.group;
 
-import static io.queuebridge.core.MessageProperties.DLQ_DELIVERY_COUNT;
-import static io.queuebridge.core.MessageProperties.DLQ_GROUP;
-import static io.queuebridge.core.MessageProperties.DLQ_MOVED_AT;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_ID;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_OFFSET;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_QUEUE;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_TOPIC;
-import static io.queuebridge.core.MessageProperties.DLQ_REASON;
-
 import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.DlqConfig;
 import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.RetentionPolicy;
-import io.queuebridge.core.RetryPolicy;
-import io.queuebridge.core.errors.CommitOffsetOnlyForStreamModeException;
-import io.queuebridge.core.errors.ConsumerGroupExistsException;
-import io.queuebridge.core.errors.ConsumerNotFoundException;
 import io.queuebridge.core.errors.GroupModeMismatchException;
 import io.queuebridge.core.errors.GroupNotFoundException;
-import io.queuebridge.core.errors.InvalidOffsetException;
-import io.queuebridge.core.errors.MessageNotPendingException;
-import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.PelFullException;
-import io.queuebridge.core.errors.PendingEntryNotFoundException;
-import io.queuebridge.core.errors.QueueAlreadyExistsException;
-import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.errors.QueueNotFoundException;
-import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.ConsumerRemovedListener;
 import io.queuebridge.core.group.GroupDelivery;
@@ -41,37 +18,36 @@ import io.queuebridge.core.group.RemovedConsumers;
 import io.queuebridge.core.group.StreamBatch;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
-import io.queuebridge.core.store.ConsumerInfo;
-import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.store.Storage;
-import io.queuebridge.core.topic.TopicFilters;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The consumer-group engine: membership, cursors, claims with a pending entry list (PEL), work
  * stealing, retries, dead letters, stream checkpoints, retention and ephemeral-queue expiry, built
  * on the store SPI only ({@link QueueStore}, {@link ConsumerGroupStore}) and a {@link Clock}
  * (BEHAVIOUR Q-GROUP, Q-CURSOR, Q-SUB to Q-DLQ, Q-RET, Q-EPHEMERAL, Q-HEARTBEAT, Q-METRICS).
+ *
+ * <h2>Structure</h2>
+ *
+ * This class owns the lock, opens the store sections ({@link ConsumerGroupStore#atomically}), and
+ * owns the clock and the metrics; it checks arguments and delegates the work, one job per class,
+ * each run under the lock (and, for one group, inside that group's section) opened here: {@link
+ * Members} (joins, leaves, heartbeats, the stale-member sweep, group deletion), {@link Claims}
+ * (claims, stealing, renewals, the PEL and visibility), {@link Settlement} (ack, batch ack, nack,
+ * reject, fencing), {@link DeadLetters} (giving up on a message, the DLQ moves), {@link
+ * StreamCursors} (peeks, commits, checkpoints, the auto-commit throttle), {@link Retention} and
+ * {@link EphemeralExpiry}. No job class takes the lock or opens a section itself.
  *
  * <h2>Concurrency</h2>
  *
@@ -186,8 +162,6 @@ import org.slf4j.LoggerFactory;
  * {@code maxDepth}: refusing one would leave the poison message in the source queue.
  */
 public final class GroupCoordinator implements ConsumerGroups {
-  private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
-
   /** Most messages one claim or peek examines, so one call never holds the lock for a long scan. */
   static final int SCAN_LIMIT = 4096;
 
@@ -195,31 +169,36 @@ public final class GroupCoordinator implements ConsumerGroups {
   private final ConsumerGroupStore groups;
   private final EngineClock time;
   private final GroupSettings settings;
-  private final ConsumerRemovedListener listener;
-  private final RedeliveryListener redelivery;
-  private final Duration heartbeatWriteInterval;
   private final ReentrantLock lock = new ReentrantLock();
   private final MetricsRecorder metrics = new MetricsRecorder();
 
-  /**
-   * Consumer id → group memberships (BEHAVIOUR Q-HEARTBEAT heartbeat index); guarded by {@link
-   * #lock}.
-   */
-  private final MembershipIndex memberships = new MembershipIndex();
-
-  /** Last auto-commit per (queue, group); guarded by {@link #lock}. */
-  private final Map<GroupKey, Instant> lastAutoCommit = new HashMap<>();
+  private final Members members;
+  private final StreamCursors cursors;
+  private final DeadLetters deadLetters;
+  private final Claims claims;
+  private final Settlement settlement;
+  private final Retention retention;
+  private final EphemeralExpiry expiry;
 
   private GroupCoordinator(Builder b) {
     this.queues = b.queues;
     this.groups = b.groups;
     this.time = new EngineClock(b.clock);
     this.settings = b.settings;
-    this.listener = b.listener;
-    this.redelivery = b.redelivery;
-    this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
+    this.members = new Members(queues, groups, time, settings, metrics, b.listener);
+    this.cursors =
+        new StreamCursors(
+            this, queues, groups, time, settings.autoCommitInterval(), metrics, members);
+    this.deadLetters = new DeadLetters(queues, settings, metrics);
+    this.claims =
+        new Claims(
+            this, queues, groups, time, settings, metrics, members, deadLetters, b.redelivery);
+    this.settlement =
+        new Settlement(this, queues, groups, time, metrics, claims, deadLetters, cursors);
+    this.retention = new Retention(queues, groups, metrics);
+    this.expiry = new EphemeralExpiry(queues, groups, members, cursors);
     metrics.setPelSize(countPending());
-    indexMemberships();
+    members.indexStoredMemberships();
   }
 
   /** A builder over a store's two halves. */
@@ -270,121 +249,17 @@ public final class GroupCoordinator implements ConsumerGroups {
     requireText("queue", queue);
     requireText("consumerId", consumerId);
     CursorOption c = cursor == null ? CursorOption.resume(GroupMode.QUEUE) : cursor;
-    GroupMode mode = c.effectiveMode();
     String filter = pattern == null ? "" : pattern;
-    if (!filter.isEmpty()) {
-      TopicFilters.validateFilter(filter);
-    }
-    String base = groupId == null || groupId.isEmpty() ? defaultGroupId(consumerId, mode) : groupId;
-    if (base.isEmpty()) {
-      throw new IllegalArgumentException(
-          "the default "
-              + mode
-              + "-mode group of client '"
-              + consumerId
-              + "' is empty; pass a group id to join queue "
-              + queue);
-    }
-    String id = effectiveGroupId(base, filter);
-    return locked(
-        queue,
-        id,
-        () -> {
-          QueueConfig config = queues.getQueue(queue);
-          Instant now = time.now();
-          ConsumerGroupState g = getOrCreate(queue, id, filter, mode, c.effectiveAutoCommit(), now);
-          applyPosition(g, c, now);
-          groups.registerConsumer(queue, id, new ConsumerInfo(consumerId, consumerId, now, now));
-          memberships.add(consumerId, queue, id);
-          if (config.lastConsumerDisconnect().isPresent()) {
-            queues.updateQueue(config.toBuilder().lastConsumerDisconnect(null).build());
-          }
-          return groups.getGroup(queue, id);
-        });
-  }
-
-  private ConsumerGroupState getOrCreate(
-      String queue, String id, String pattern, GroupMode mode, boolean autoCommit, Instant now) {
-    Optional<ConsumerGroupState> found = groups.findGroup(queue, id);
-    if (found.isEmpty()) {
-      ConsumerGroupState created =
-          ConsumerGroupState.create(queue, id, pattern, mode, autoCommit, now);
-      try {
-        groups.createGroup(created);
-        return created;
-      } catch (ConsumerGroupExistsException lostRace) {
-        found = Optional.of(groups.getGroup(queue, id));
-      }
-    }
-    ConsumerGroupState g = found.get();
-    if (g.mode() != mode) {
-      throw new GroupModeMismatchException(queue, id, g.mode(), mode);
-    }
-    return g;
-  }
-
-  private void applyPosition(ConsumerGroupState g, CursorOption c, Instant now) {
-    String queue = g.queue();
-    long target;
-    switch (c.position()) {
-      case DEFAULT:
-        return;
-      case EARLIEST:
-        target = queues.head(queue);
-        break;
-      case LATEST:
-        target = queues.tail(queue);
-        break;
-      case OFFSET:
-        target = Math.max(queues.head(queue), Math.min(c.offset(), queues.tail(queue)));
-        break;
-      case TIMESTAMP:
-        if (c.timestamp() == null) {
-          return;
-        }
-        long head = queues.head(queue);
-        long found = queues.timeOffset(queue, c.timestamp()).orElse(head);
-        target = Math.max(head, Math.min(found, queues.tail(queue)));
-        break;
-      default:
-        throw new IllegalStateException("unknown cursor position " + c.position());
-    }
-    if (target != g.cursor()) {
-      groups.updateCursor(queue, g.id(), target, now);
-    }
+    String id = Members.groupToJoin(queue, filter, groupId, consumerId, c.effectiveMode());
+    return locked(queue, id, () -> members.join(queue, id, filter, consumerId, c));
   }
 
   @Override
   public boolean leave(String queue, String pattern, String groupId, String consumerId) {
     requireText("queue", queue);
     requireText("consumerId", consumerId);
-    Set<String> candidates = new LinkedHashSet<>();
-    if (groupId == null || groupId.isEmpty()) {
-      candidates.add(effectiveGroupId(defaultGroupId(consumerId, GroupMode.QUEUE), pattern));
-      candidates.add(effectiveGroupId(defaultGroupId(consumerId, GroupMode.STREAM), pattern));
-    } else {
-      candidates.add(effectiveGroupId(groupId, pattern));
-    }
-    for (String id : candidates) {
-      Boolean left =
-          locked(
-              queue,
-              id,
-              () -> {
-                Optional<ConsumerGroupState> g;
-                try {
-                  g = groups.findGroup(queue, id);
-                } catch (QueueNotFoundException gone) {
-                  return false;
-                }
-                if (g.isPresent() && g.get().consumers().containsKey(consumerId)) {
-                  groups.unregisterConsumer(queue, id, consumerId);
-                  memberships.remove(consumerId, queue, id);
-                  markDisconnectedIfIdle(queue, time.now());
-                  return true;
-                }
-                return null; // not a member of this candidate: try the next
-              });
+    for (String id : Members.groupsToLeave(pattern, groupId, consumerId)) {
+      Boolean left = locked(queue, id, () -> members.leave(queue, id, consumerId));
       if (left != null) {
         return left;
       }
@@ -398,15 +273,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         queue,
         group,
         () -> {
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          ConsumerInfo info = g.consumers().get(consumerId);
-          if (info == null) {
-            throw new ConsumerNotFoundException(queue, group, consumerId);
-          }
-          groups.registerConsumer(
-              queue,
-              group,
-              new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), time.now()));
+          members.heartbeat(queue, group, consumerId);
           return null;
         });
   }
@@ -419,31 +286,8 @@ public final class GroupCoordinator implements ConsumerGroups {
     lock.lock();
     try {
       int refreshed = 0;
-      for (MembershipIndex.Membership m : memberships.of(clientId)) {
-        boolean done =
-            groups.atomically(
-                m.queue(),
-                m.group(),
-                () -> {
-                  try {
-                    ConsumerInfo info =
-                        groups.getGroup(m.queue(), m.group()).consumers().get(clientId);
-                    if (info == null) {
-                      memberships.remove(clientId, m.queue(), m.group());
-                      return false;
-                    }
-                    groups.registerConsumer(
-                        m.queue(),
-                        m.group(),
-                        new ConsumerInfo(
-                            info.id(), info.clientId(), info.registeredAt(), time.now()));
-                    return true;
-                  } catch (QueueNotFoundException | GroupNotFoundException gone) {
-                    memberships.remove(clientId, m.queue(), m.group());
-                    return false;
-                  }
-                });
-        if (done) {
+      for (MembershipIndex.Membership m : members.memberships(clientId)) {
+        if (groups.atomically(m.queue(), m.group(), () -> members.refresh(clientId, m))) {
           refreshed++;
         }
       }
@@ -463,96 +307,35 @@ public final class GroupCoordinator implements ConsumerGroups {
    */
   public List<RemovedConsumers> removeStaleConsumers(Instant now) {
     Objects.requireNonNull(now, "now");
-    Instant cutoff = now.minus(settings.consumerTimeout());
+    Instant cutoff = members.staleCutoff(now);
     List<RemovedConsumers> removed = new ArrayList<>();
     lock.lock();
     try {
       for (QueueConfig config : queues.listQueues()) {
         String queue = config.name();
         boolean touched = false;
-        for (ConsumerGroupState listed : listGroupsOrEmpty(queue)) {
-          if (staleMembers(listed, cutoff).isEmpty()) {
+        for (ConsumerGroupState listed : members.groupsOf(queue)) {
+          if (Members.staleMembers(listed, cutoff).isEmpty()) {
             continue;
           }
-          // Re-read under the group's lock: another process may have heard from the member since.
+          String group = listed.id();
           List<String> stale =
-              groups.atomically(
-                  queue,
-                  listed.id(),
-                  () -> {
-                    Optional<ConsumerGroupState> g = findGroupOrEmpty(queue, listed.id());
-                    List<String> ids = g.map(x -> staleMembers(x, cutoff)).orElse(List.of());
-                    for (String id : ids) {
-                      groups.unregisterConsumer(queue, listed.id(), id);
-                      memberships.remove(id, queue, listed.id());
-                    }
-                    return ids;
-                  });
+              groups.atomically(queue, group, () -> members.removeStale(queue, group, cutoff));
           if (stale.isEmpty()) {
             continue;
           }
-          removed.add(new RemovedConsumers(queue, listed.id(), stale));
+          removed.add(new RemovedConsumers(queue, group, stale));
           touched = true;
         }
         if (touched) {
-          markDisconnectedIfIdle(queue, now);
+          members.markDisconnectedIfIdle(queue, now);
         }
       }
     } finally {
       lock.unlock();
     }
-    for (RemovedConsumers r : removed) {
-      LOG.info(
-          "removed consumers {} of group {} on queue {}: no heartbeat for {}",
-          r.consumerIds(),
-          r.group(),
-          r.queue(),
-          settings.consumerTimeout());
-      try {
-        listener.onConsumersRemoved(r.queue(), r.group(), r.consumerIds());
-      } catch (RuntimeException e) {
-        LOG.warn("consumer-removed listener failed for group {} on {}", r.group(), r.queue(), e);
-      }
-    }
+    members.reportRemoved(removed);
     return List.copyOf(removed);
-  }
-
-  /** The members of {@code g} last heard from before {@code cutoff}, sorted. */
-  private static List<String> staleMembers(ConsumerGroupState g, Instant cutoff) {
-    List<String> stale = new ArrayList<>();
-    for (ConsumerInfo info : g.consumers().values()) {
-      if (info.lastHeartbeat().isBefore(cutoff)) {
-        stale.add(info.id());
-      }
-    }
-    stale.sort(null);
-    return stale;
-  }
-
-  private Optional<ConsumerGroupState> findGroupOrEmpty(String queue, String group) {
-    try {
-      return groups.findGroup(queue, group);
-    } catch (QueueNotFoundException gone) {
-      return Optional.empty();
-    }
-  }
-
-  private void markDisconnectedIfIdle(String queue, Instant now) {
-    QueueConfig config;
-    try {
-      config = queues.getQueue(queue);
-    } catch (QueueNotFoundException gone) {
-      return;
-    }
-    if (config.durable() || config.reserved() || config.lastConsumerDisconnect().isPresent()) {
-      return;
-    }
-    for (ConsumerGroupState g : listGroupsOrEmpty(queue)) {
-      if (!g.consumers().isEmpty()) {
-        return;
-      }
-    }
-    queues.updateQueue(config.toBuilder().lastConsumerDisconnect(now).build());
   }
 
   @Override
@@ -562,15 +345,18 @@ public final class GroupCoordinator implements ConsumerGroups {
           queue,
           group,
           () -> {
-            groups.findGroup(queue, group).ifPresent(g -> metrics.pelChanged(-g.pending().size()));
-            groups.deleteGroup(queue, group);
-            memberships.removeGroup(queue, group);
-            lastAutoCommit.remove(new GroupKey(queue, group));
+            members.deleteGroup(queue, group);
+            cursors.forgetAutoCommit(queue, group);
             return null;
           });
     } catch (QueueNotFoundException gone) {
       // idempotent
     }
+  }
+
+  /** The heartbeat index; for tests. */
+  MembershipIndex membershipIndex() {
+    return members.index();
   }
 
   // ---------------------------------------------------------------- queue mode
@@ -604,514 +390,21 @@ public final class GroupCoordinator implements ConsumerGroups {
         group,
         start,
         metrics.claimLatencyNanos,
-        () -> {
-          QueueConfig config = queues.getQueue(queue);
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          requireMode(g, GroupMode.QUEUE);
-          Instant now = time.at(start);
-          touch(g, consumerId, now);
-          Duration visibility = visibility(config);
-          int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
-          if (out.size() < n) {
-            steal(config, g, consumerId, n, now, visibility, out);
-          }
-          return pelFull;
-        });
-  }
-
-  private int claimFromCursor(
-      ConsumerGroupState g,
-      String consumerId,
-      int n,
-      Instant now,
-      Duration visibility,
-      List<GroupDelivery> out) {
-    String queue = g.queue();
-    List<PendingEntry> pending = g.pending();
-    int pelSize = pending.size();
-    int max = settings.maxPelSize();
-    // No head() or tail() call: readBatch raises a start below the head and ends at the tail, and
-    // the messages carry their offsets (two store calls fewer per claim; two queries on a
-    // database).
-    long cursor = g.cursor();
-    // After a rewind the cursor can be below offsets the group holds: never claim those twice.
-    Set<Long> held = null;
-    if (!pending.isEmpty() && pending.get(pending.size() - 1).offset() >= cursor) {
-      held = new HashSet<>();
-      for (PendingEntry e : pending) {
-        held.add(e.offset());
-      }
-    }
-    int claimed = 0;
-    int examined = 0;
-    boolean full = false;
-    Instant visibleAt = now.plus(visibility);
-    List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
-    scan:
-    while (claimed < n && examined < SCAN_LIMIT) {
-      if (max > 0 && pelSize >= max) {
-        full = true;
-        break;
-      }
-      List<Message> chunk = queues.readBatch(queue, cursor, Math.min(n - claimed, SCAN_LIMIT));
-      if (chunk.isEmpty()) {
-        if (examined == 0) {
-          cursor = Math.max(cursor, queues.head(queue)); // nothing to read: skip what was truncated
-        }
-        break;
-      }
-      for (Message m : chunk) {
-        examined++;
-        cursor = m.offset() + 1;
-        if ((held != null && held.contains(m.offset()))
-            || m.isExpired(now)
-            || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-          continue;
-        }
-        PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt);
-        entries.add(e);
-        pelSize++;
-        claimed++;
-        out.add(delivery(g, e, m));
-        if (claimed >= n) {
-          break scan;
-        }
-        if (max > 0 && pelSize >= max) {
-          full = true;
-          break scan;
-        }
-      }
-    }
-    if (!entries.isEmpty() || cursor != g.cursor()) {
-      // one store call for the whole batch: the entries and the cursor
-      groups.claimPending(queue, g.id(), entries, cursor, now);
-      metrics.pelChanged(claimed);
-    }
-    if (claimed > 0) {
-      redeliveryDue(queue, g.id(), visibleAt);
-    }
-    metrics.claimed(claimed, claimed < n);
-    return full ? pelSize : -1;
-  }
-
-  private void steal(
-      QueueConfig config,
-      ConsumerGroupState g,
-      String consumerId,
-      int n,
-      Instant now,
-      Duration visibility,
-      List<GroupDelivery> out) {
-    long start = System.nanoTime();
-    String queue = g.queue();
-    try {
-      // g is the snapshot from before this call's cursor claims: those entries are not visible yet.
-      for (PendingEntry e : g.pending()) {
-        if (out.size() >= n) {
-          break;
-        }
-        if (!e.isVisible(now)) {
-          continue;
-        }
-        String poison = exhausted(config, e, now);
-        Message m;
-        try {
-          m = queues.read(queue, e.offset());
-        } catch (OffsetOutOfRangeException gone) {
-          LOG.warn(
-              "pending offset {} of group {} on queue {} was truncated; dropping the entry",
-              e.offset(),
-              g.id(),
-              queue);
-          removeEntry(queue, g.id(), e, now);
-          metrics.discarded.increment();
-          metrics.stealAttempt(false);
-          continue;
-        }
-        if (poison != null) {
-          try {
-            deadLetter(config, g.id(), e, m, poison, now);
-          } catch (QueueException failed) {
-            LOG.warn(
-                "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
-                e.offset(),
-                g.id(),
-                queue,
-                failed);
-            metrics.stealAttempt(false);
-            continue;
-          }
-          removeEntry(queue, g.id(), e, now);
-          metrics.stealAttempt(false);
-          continue;
-        }
-        if (m.isExpired(now)) {
-          removeEntry(queue, g.id(), e, now);
-          metrics.discarded.increment();
-          metrics.stealAttempt(false);
-          continue;
-        }
-        if (!RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-          metrics.stealAttempt(false);
-          continue;
-        }
-        PendingEntry moved =
-            groups.transferPending(
-                queue, g.id(), e.offset(), e.consumerId(), consumerId, now, visibility);
-        out.add(delivery(g, moved, m));
-        metrics.stealAttempt(true);
-        redeliveryDue(queue, g.id(), moved.visibleAt());
-      }
-    } finally {
-      metrics.stealLatencyNanos.add(System.nanoTime() - start);
-    }
-  }
-
-  /**
-   * Why an entry may not be delivered again, or null if it may: the delivery count reached {@code
-   * maxDeliveryCount}, the next delivery would exceed the retry policy's {@code maxRetries}, or its
-   * {@code totalTimeout} passed since the first delivery.
-   */
-  private String exhausted(QueueConfig config, PendingEntry e, Instant now) {
-    int count = e.deliveryCount();
-    if (count >= settings.maxDeliveryCount()) {
-      return "max delivery count " + settings.maxDeliveryCount() + " reached";
-    }
-    RetryPolicy policy = config.retryPolicy();
-    if (count > policy.maxRetries()) {
-      return "retries exhausted: " + policy.maxRetries() + " allowed after the first delivery";
-    }
-    Duration total = policy.totalTimeout();
-    if (total.compareTo(Duration.ZERO) > 0 && !now.isBefore(e.firstClaimedAt().plus(total))) {
-      return "retry total timeout " + total + " passed since the first delivery";
-    }
-    return null;
+        () -> claims.claim(queue, group, consumerId, n, start, out));
   }
 
   @Override
   public int renew(String queue, String group, String consumerId, long... offsets) {
     requireText("consumerId", consumerId);
-    return locked(
-        queue,
-        group,
-        () -> {
-          QueueConfig config = queues.getQueue(queue);
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          requireMode(g, GroupMode.QUEUE);
-          Instant now = time.now();
-          Instant visibleAt = now.plus(visibility(config));
-          int renewed = 0;
-          for (long offset : offsets) {
-            Optional<PendingEntry> e = g.pendingAt(offset);
-            if (e.isPresent() && e.get().consumerId().equals(consumerId)) {
-              PendingEntry p = e.get();
-              groups.updatePending(
-                  queue,
-                  group,
-                  new PendingEntry(
-                      offset,
-                      consumerId,
-                      p.claimedAt(),
-                      p.deliveryCount(),
-                      p.firstClaimedAt(),
-                      visibleAt));
-              renewed++;
-            }
-          }
-          if (renewed > 0) {
-            redeliveryDue(queue, group, visibleAt);
-          }
-          return renewed;
-        });
+    return locked(queue, group, () -> claims.renew(queue, group, consumerId, offsets));
   }
 
   /** {@link GroupDelivery#renew()}: under the lock, so it is ordered with the settlements. */
   boolean renewDelivery(ClaimedDelivery d) {
     try {
-      return locked(d.queue(), d.group(), () -> renewDeliveryLocked(d));
+      return locked(d.queue(), d.group(), () -> claims.renewDelivery(d));
     } catch (GroupNotFoundException gone) {
       return false;
-    }
-  }
-
-  private boolean renewDeliveryLocked(ClaimedDelivery d) {
-    if (!d.isUnsettled()) {
-      return false; // a settlement started (it has set its own visibility) or succeeded
-    }
-    Optional<PendingEntry> held =
-        groups
-            .findPending(d.queue(), d.group(), d.offset())
-            .filter(
-                e ->
-                    e.consumerId().equals(d.consumerId())
-                        && e.deliveryCount() == d.deliveryCount());
-    if (held.isEmpty()) {
-      return false;
-    }
-    PendingEntry p = held.get();
-    Instant visibleAt = time.now().plus(visibility(queues.getQueue(d.queue())));
-    groups.updatePending(
-        d.queue(),
-        d.group(),
-        new PendingEntry(
-            p.offset(),
-            p.consumerId(),
-            p.claimedAt(),
-            p.deliveryCount(),
-            p.firstClaimedAt(),
-            visibleAt));
-    redeliveryDue(d.queue(), d.group(), visibleAt);
-    return true;
-  }
-
-  // ---------------------------------------------------------------- settlement (from handles)
-
-  void settleAck(ClaimedDelivery d) {
-    long start = System.nanoTime();
-    timed(
-        d.queue(),
-        d.group(),
-        start,
-        metrics.ackLatencyNanos,
-        () -> {
-          Instant now = time.at(start);
-          if (d.mode() == GroupMode.STREAM) {
-            checkpoint(d.queue(), d.group(), d.offset() + 1, now);
-          } else {
-            remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
-          }
-          metrics.acks.increment();
-          return null;
-        });
-  }
-
-  /** A stream-mode ack: {@code committed = max(committed, next)} when the group auto-commits. */
-  private void checkpoint(String queue, String group, long next, Instant now) {
-    ConsumerGroupState g = groups.getGroup(queue, group);
-    if (g.autoCommit() && next > g.committed()) {
-      groups.updateCommitted(queue, group, next, now);
-    }
-  }
-
-  @Override
-  public List<GroupDelivery> ackAll(Collection<GroupDelivery> deliveries) {
-    Objects.requireNonNull(deliveries, "deliveries");
-    GroupDelivery[] given = deliveries.toArray(new GroupDelivery[0]);
-    if (given.length == 0) {
-      return List.of();
-    }
-    for (int i = 0; i < given.length; i++) {
-      if (given[i] == null) {
-        throw new NullPointerException("delivery " + i + " of the batch is null");
-      }
-    }
-    String queue = given[0].queue();
-    String group = given[0].group();
-    ClaimedDelivery[] batch = new ClaimedDelivery[given.length];
-    for (int i = 0; i < given.length; i++) {
-      GroupDelivery d = given[i];
-      boolean ours = d instanceof ClaimedDelivery c && c.coordinator() == this;
-      if (!ours || !d.queue().equals(queue) || !d.group().equals(group)) {
-        throw new IllegalArgumentException(
-            "ackAll settles deliveries of one group of this coordinator: delivery "
-                + i
-                + " is "
-                + d
-                + (!ours ? " of another coordinator" : "")
-                + ", expected group "
-                + group
-                + " of queue "
-                + queue);
-      }
-      batch[i] = (ClaimedDelivery) d;
-    }
-    byte[] state = new byte[batch.length]; // SKIPPED, or OWNED then ACKED or REFUSED
-    for (int i = 0; i < batch.length; i++) {
-      state[i] = batch[i].beginSettling() ? OWNED : SKIPPED;
-    }
-    boolean applied = false;
-    try {
-      long start = System.nanoTime();
-      timed(
-          queue,
-          group,
-          start,
-          metrics.ackLatencyNanos,
-          () -> ackAllLocked(queue, group, batch, state, time.at(start)));
-      applied = true;
-    } finally {
-      for (int i = 0; i < batch.length; i++) {
-        if (state[i] != SKIPPED) {
-          batch[i].endSettling(applied && state[i] == ACKED);
-        }
-      }
-    }
-    List<GroupDelivery> notAcked = null;
-    for (int i = 0; i < batch.length; i++) {
-      if (state[i] != ACKED) {
-        if (notAcked == null) {
-          notAcked = new ArrayList<>();
-        }
-        notAcked.add(batch[i]);
-      }
-    }
-    return notAcked == null ? List.of() : notAcked;
-  }
-
-  /** {@link #ackAll}'s per-delivery states. */
-  private static final byte SKIPPED = 0; // its settlement had started or succeeded: not ours
-
-  private static final byte OWNED = 1; // ours to settle, not (yet) acked
-  private static final byte GATHERED = 2; // in the holder batch being sent to the store
-  private static final byte ACKED = 3;
-  private static final byte REFUSED = 4; // no longer held by this delivery: nothing changed
-
-  /** {@link #ackAll}'s locked section: moves the deliveries it acks to {@code ACKED}. */
-  private Void ackAllLocked(
-      String queue, String group, ClaimedDelivery[] batch, byte[] state, Instant now) {
-    long checkpoint = -1;
-    int removed = 0;
-    int count = 0;
-    int[] index = null;
-    for (int i = 0; i < batch.length; i++) {
-      ClaimedDelivery d = batch[i];
-      if (state[i] != OWNED) {
-        continue;
-      }
-      if (d.mode() == GroupMode.STREAM) {
-        checkpoint = Math.max(checkpoint, d.offset() + 1);
-        state[i] = ACKED;
-        count++;
-        continue;
-      }
-      // One fenced store call for every delivery of this holder (usually the whole batch).
-      String holder = d.consumerId();
-      if (index == null) {
-        index = new int[batch.length];
-      }
-      int n = 0;
-      for (int j = i; j < batch.length; j++) {
-        GroupDelivery e = batch[j];
-        if (state[j] == OWNED && e.mode() == GroupMode.QUEUE && e.consumerId().equals(holder)) {
-          state[j] = GATHERED;
-          index[n++] = j;
-        }
-      }
-      long[] offsets = new long[n];
-      int[] counts = new int[n];
-      for (int k = 0; k < n; k++) {
-        offsets[k] = batch[index[k]].offset();
-        counts[k] = batch[index[k]].deliveryCount();
-      }
-      boolean[] done = new boolean[n];
-      groups.acknowledgeAllPending(queue, group, holder, offsets, counts, done, now);
-      for (int k = 0; k < n; k++) {
-        state[index[k]] = done[k] ? ACKED : REFUSED;
-        if (done[k]) {
-          removed++;
-          count++;
-        }
-      }
-    }
-    if (checkpoint >= 0) {
-      checkpoint(queue, group, checkpoint, now);
-    }
-    metrics.pelChanged(-removed);
-    metrics.acks.add(count);
-    return null;
-  }
-
-  void settleNack(ClaimedDelivery d, Duration delay) {
-    locked(
-        d.queue(),
-        d.group(),
-        () -> {
-          settleNackLocked(d, delay);
-          metrics.nacks.increment();
-          return null;
-        });
-  }
-
-  private Void settleNackLocked(ClaimedDelivery d, Duration delay) {
-    if (d.mode() == GroupMode.QUEUE) {
-      Instant now = time.now();
-      QueueConfig config = queues.getQueue(d.queue());
-      PendingEntry e = heldBy(d);
-      String exhausted = exhausted(config, e, now);
-      if (exhausted != null) {
-        deadLetter(config, d.group(), e, d.message(), "nacked; " + exhausted, now);
-        removeEntry(d.queue(), d.group(), e, now);
-      } else {
-        Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
-        Instant visibleAt = now.plus(wait);
-        groups.updatePending(
-            d.queue(),
-            d.group(),
-            new PendingEntry(
-                e.offset(),
-                e.consumerId(),
-                e.claimedAt(),
-                e.deliveryCount(),
-                e.firstClaimedAt(),
-                visibleAt));
-        redeliveryDue(d.queue(), d.group(), visibleAt);
-      }
-    }
-    return null;
-  }
-
-  void settleReject(ClaimedDelivery d, String reason) {
-    locked(
-        d.queue(),
-        d.group(),
-        () -> {
-          settleRejectLocked(d, reason);
-          metrics.rejects.increment();
-          return null;
-        });
-  }
-
-  private Void settleRejectLocked(ClaimedDelivery d, String reason) {
-    Instant now = time.now();
-    if (d.mode() == GroupMode.STREAM) {
-      ConsumerGroupState g = groups.getGroup(d.queue(), d.group());
-      long past = d.offset() + 1;
-      if (past > g.cursor()) {
-        groups.updateCursor(d.queue(), d.group(), past, now);
-      }
-      if (past > g.committed()) {
-        groups.updateCommitted(d.queue(), d.group(), past, now);
-      }
-      LOG.debug(
-          "stream group {} on queue {} rejected offset {}: {}",
-          d.group(),
-          d.queue(),
-          d.offset(),
-          reason);
-    } else {
-      PendingEntry e = heldBy(d);
-      QueueConfig config = queues.getQueue(d.queue());
-      if (config.dlq().enabled()) {
-        deadLetter(config, d.group(), e, d.message(), "rejected: " + reason, now);
-      } else {
-        LOG.debug(
-            "group {} on queue {} rejected offset {} ({}); no dead-letter queue, dropped",
-            d.group(),
-            d.queue(),
-            d.offset(),
-            reason);
-        metrics.discarded.increment();
-      }
-      removeEntry(d.queue(), d.group(), e, now);
-    }
-    return null;
-  }
-
-  private void redeliveryDue(String queue, String group, Instant visibleAt) {
-    try {
-      redelivery.redeliveryDue(queue, group, visibleAt);
-    } catch (RuntimeException e) {
-      LOG.warn("redelivery listener failed for group {} on {}", group, queue, e);
     }
   }
 
@@ -1124,132 +417,56 @@ public final class GroupCoordinator implements ConsumerGroups {
    */
   public Optional<Instant> nextRedelivery(String queue, Instant after) {
     Objects.requireNonNull(after, "after");
-    Instant next = null;
-    for (ConsumerGroupState g : groups.listGroups(queue)) {
-      if (g.mode() != GroupMode.QUEUE) {
-        continue;
-      }
-      for (PendingEntry e : g.pending()) {
-        Instant v = e.visibleAt();
-        if (v.isAfter(after) && (next == null || v.isBefore(next))) {
-          next = v;
-        }
-      }
+    return claims.nextRedelivery(queue, after);
+  }
+
+  // ---------------------------------------------------------------- settlement (from handles)
+
+  void settleAck(ClaimedDelivery d) {
+    long start = System.nanoTime();
+    timed(d.queue(), d.group(), start, metrics.ackLatencyNanos, () -> settlement.ack(d, start));
+  }
+
+  @Override
+  public List<GroupDelivery> ackAll(Collection<GroupDelivery> deliveries) {
+    ClaimedDelivery[] batch = settlement.batchOf(deliveries);
+    if (batch.length == 0) {
+      return List.of();
     }
-    return Optional.ofNullable(next);
-  }
-
-  /** The group's entry for the delivery, if this very delivery still holds it. */
-  private PendingEntry heldBy(ClaimedDelivery d) {
-    return groups
-        .findPending(d.queue(), d.group(), d.offset())
-        .filter(
-            e -> e.consumerId().equals(d.consumerId()) && e.deliveryCount() == d.deliveryCount())
-        .orElseThrow(() -> new MessageNotPendingException(d.queue(), d.group(), d.offset()));
-  }
-
-  /**
-   * Removes a held entry and advances the committed offset (BEHAVIOUR Q-ACKN), in one store call.
-   */
-  private void removeEntry(String queue, String group, PendingEntry e, Instant now) {
-    groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
-    metrics.pelChanged(-1);
-  }
-
-  /**
-   * Removes the entry a delivery holds, fenced by consumer and delivery count, and advances the
-   * committed offset.
-   *
-   * @throws MessageNotPendingException if the delivery no longer holds it
-   */
-  private void remove(
-      String queue, String group, String consumerId, long offset, int count, Instant now) {
+    String queue = batch[0].queue();
+    String group = batch[0].group();
+    byte[] state = Settlement.beginSettling(batch);
+    boolean applied = false;
     try {
-      groups.acknowledgePending(queue, group, consumerId, offset, count, now);
-    } catch (PendingEntryNotFoundException stale) {
-      throw new MessageNotPendingException(queue, group, offset);
+      long start = System.nanoTime();
+      timed(
+          queue,
+          group,
+          start,
+          metrics.ackLatencyNanos,
+          () -> settlement.ackAll(queue, group, batch, state, start));
+      applied = true;
+    } finally {
+      // a loop here, over a call small enough to be inlined on the exceptional path too: the
+      // section's lambda then stays eligible for scalar replacement (GroupThroughputBenchmark)
+      for (int i = 0; i < batch.length; i++) {
+        Settlement.endSettling(batch[i], state[i], applied);
+      }
     }
-    metrics.pelChanged(-1);
+    return Settlement.notAcked(batch, state);
   }
 
-  // ---------------------------------------------------------------- dead letters
+  void settleNack(ClaimedDelivery d, Duration delay) {
+    locked(d.queue(), d.group(), () -> settlement.nack(d, delay));
+  }
+
+  void settleReject(ClaimedDelivery d, String reason) {
+    locked(d.queue(), d.group(), () -> settlement.reject(d, reason));
+  }
 
   @Override
   public String deadLetterQueue(QueueConfig config) {
-    String topic = config.dlq().topic();
-    return topic.isEmpty() ? settings.dlqTopicPrefix() + config.name() : topic;
-  }
-
-  private void deadLetter(
-      QueueConfig config,
-      String group,
-      PendingEntry e,
-      Message original,
-      String reason,
-      Instant now) {
-    if (!config.dlq().enabled()) {
-      LOG.debug(
-          "offset {} of group {} on queue {} given up ({}); no dead-letter queue, dropped",
-          e.offset(),
-          group,
-          config.name(),
-          reason);
-      metrics.discarded.increment();
-      return;
-    }
-    String dlq = deadLetterQueue(config);
-    ensureDeadLetterQueue(dlq);
-    Map<String, String> props = new LinkedHashMap<>(original.properties());
-    props.put(DLQ_ORIGINAL_QUEUE, config.name());
-    props.put(DLQ_ORIGINAL_TOPIC, original.topic());
-    props.put(DLQ_GROUP, group);
-    props.put(DLQ_DELIVERY_COUNT, Integer.toString(e.deliveryCount()));
-    props.put(DLQ_REASON, reason);
-    props.put(DLQ_MOVED_AT, DateTimeFormatter.ISO_INSTANT.format(now));
-    if (original.id().isEmpty()) {
-      props.remove(DLQ_ORIGINAL_ID);
-    } else {
-      props.put(DLQ_ORIGINAL_ID, original.id());
-    }
-    props.put(DLQ_ORIGINAL_OFFSET, Long.toString(original.offset()));
-    Message dead =
-        original.toBuilder()
-            .id(UUID.randomUUID().toString())
-            .offset(Message.NO_OFFSET)
-            .topic(dlq)
-            .state(MessageState.DLQ)
-            .createdAt(now)
-            .expiresAt(null)
-            .properties(props)
-            .buildOwned(); // the stored message's arrays are immutable: share, don't copy
-    queues.append(dlq, dead);
-    metrics.dlqMoves.increment();
-    LOG.debug(
-        "dead-lettered offset {} of queue {} (group {}) to {}: {}",
-        e.offset(),
-        config.name(),
-        group,
-        dlq,
-        reason);
-  }
-
-  private void ensureDeadLetterQueue(String name) {
-    try {
-      queues.getQueue(name);
-      return;
-    } catch (QueueNotFoundException absent) {
-      // create it below
-    }
-    try {
-      queues.createQueue(
-          QueueConfig.durable(name)
-              .topics(name + "/#")
-              .dlq(DlqConfig.DISABLED)
-              .messageTtl(Duration.ZERO)
-              .build());
-    } catch (QueueAlreadyExistsException lostRace) {
-      // someone else made it
-    }
+    return deadLetters.deadLetterQueue(config);
   }
 
   // ---------------------------------------------------------------- stream mode
@@ -1264,37 +481,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         group,
         start,
         metrics.claimLatencyNanos,
-        () -> {
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          requireMode(g, GroupMode.STREAM);
-          Instant now = time.at(start);
-          touch(g, consumerId, now);
-          long tail = queues.tail(queue);
-          long next = Math.max(g.cursor(), queues.head(queue));
-          List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
-          int examined = 0;
-          scan:
-          while (out.size() < n && next < tail && examined < SCAN_LIMIT) {
-            List<Message> chunk =
-                queues.readBatch(queue, next, Math.min(n - out.size(), SCAN_LIMIT));
-            if (chunk.isEmpty()) {
-              break;
-            }
-            for (Message m : chunk) {
-              examined++;
-              next = m.offset() + 1;
-              if (m.isExpired(now) || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-                continue;
-              }
-              out.add(new ClaimedDelivery(this, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
-              if (out.size() >= n) {
-                break scan;
-              }
-            }
-          }
-          metrics.claimed(out.size(), out.size() < n);
-          return new StreamBatch(out, next);
-        });
+        () -> cursors.peek(queue, group, consumerId, n, start));
   }
 
   @Override
@@ -1303,36 +490,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         queue,
         group,
         () -> {
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          if (g.mode() != GroupMode.STREAM) {
-            throw new CommitOffsetOnlyForStreamModeException(queue, group);
-          }
-          if (next <= g.cursor()) {
-            return null;
-          }
-          long tail = queues.tail(queue);
-          if (next > tail) {
-            throw new IllegalArgumentException(
-                "cursor "
-                    + next
-                    + " for group "
-                    + group
-                    + " is beyond the tail "
-                    + tail
-                    + " of queue "
-                    + queue);
-          }
-          Instant now = time.now();
-          groups.updateCursor(queue, group, next, now);
-          if (g.autoCommit() && next > g.committed()) {
-            Duration interval = settings.autoCommitInterval();
-            GroupKey key = new GroupKey(queue, group);
-            Instant last = lastAutoCommit.get(key);
-            if (interval.isZero() || last == null || !now.isBefore(last.plus(interval))) {
-              groups.updateCommitted(queue, group, next, now);
-              lastAutoCommit.put(key, now);
-            }
-          }
+          cursors.commitCursor(queue, group, next);
           return null;
         });
   }
@@ -1347,14 +505,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         queue,
         group,
         () -> {
-          ConsumerGroupState g = groups.getGroup(queue, group);
-          if (g.mode() != GroupMode.STREAM) {
-            throw new CommitOffsetOnlyForStreamModeException(queue, group);
-          }
-          if (offset > g.cursor()) {
-            throw new InvalidOffsetException(queue, group, offset, g.cursor());
-          }
-          groups.updateCommitted(queue, group, offset, time.now());
+          cursors.commitOffset(queue, group, offset);
           return null;
         });
   }
@@ -1416,69 +567,12 @@ public final class GroupCoordinator implements ConsumerGroups {
    */
   public Map<String, Long> retentionPass() {
     Instant now = time.now();
-    Map<String, Long> truncated = new LinkedHashMap<>();
-    long pending = 0;
     lock.lock();
     try {
-      for (QueueConfig config : queues.listQueues()) {
-        String queue = config.name();
-        try {
-          List<ConsumerGroupState> gs = groups.listGroups(queue);
-          long floor = Long.MAX_VALUE;
-          boolean queueGroups = false;
-          for (ConsumerGroupState g : gs) {
-            pending += g.pending().size();
-            if (g.mode() == GroupMode.QUEUE) {
-              queueGroups = true;
-              floor = Math.min(floor, g.committed());
-            }
-          }
-          RetentionPolicy policy = config.retention();
-          long point;
-          if (config.isStream()) {
-            if (!policy.isSet()) {
-              continue;
-            }
-            point = Math.min(floor, retentionOffset(config, now));
-          } else {
-            if (!queueGroups) {
-              continue;
-            }
-            point = policy.isSet() ? Math.min(floor, retentionOffset(config, now)) : floor;
-          }
-          long head = queues.head(queue);
-          if (point > head) {
-            queues.truncate(queue, point);
-            truncated.put(queue, queues.head(queue));
-          }
-        } catch (QueueException e) {
-          LOG.debug("retention of queue {} failed", queue, e);
-        }
-      }
-      metrics.setPelSize(pending);
+      return retention.pass(now);
     } finally {
       lock.unlock();
     }
-    return truncated;
-  }
-
-  private long retentionOffset(QueueConfig config, Instant now) {
-    String queue = config.name();
-    RetentionPolicy p = config.retention();
-    long head = queues.head(queue);
-    long tail = queues.tail(queue);
-    long offset = head;
-    if (p.retentionTime().compareTo(Duration.ZERO) > 0) {
-      offset =
-          Math.max(offset, queues.timeOffset(queue, now.minus(p.retentionTime())).orElse(head));
-    }
-    if (p.retentionBytes() > 0) {
-      offset = Math.max(offset, queues.sizeOffset(queue, p.retentionBytes()).orElse(head));
-    }
-    if (p.retentionMessages() > 0 && tail - head > p.retentionMessages()) {
-      offset = Math.max(offset, tail - p.retentionMessages());
-    }
-    return offset;
   }
 
   /**
@@ -1491,43 +585,15 @@ public final class GroupCoordinator implements ConsumerGroups {
    */
   public List<String> expireEphemeralQueues(Instant now) {
     Objects.requireNonNull(now, "now");
-    List<String> deleted = new ArrayList<>();
     lock.lock();
     try {
-      for (QueueConfig config : queues.listQueues()) {
-        Optional<Instant> since = config.lastConsumerDisconnect();
-        if (config.durable()
-            || config.reserved()
-            || since.isEmpty()
-            || now.isBefore(since.get().plus(config.expiresAfter()))) {
-          continue;
-        }
-        String queue = config.name();
-        try {
-          List<ConsumerGroupState> gs = groups.listGroups(queue);
-          if (gs.stream().anyMatch(g -> !g.consumers().isEmpty())) {
-            continue; // a member joined without clearing the mark: not idle
-          }
-          for (ConsumerGroupState g : gs) {
-            metrics.pelChanged(-g.pending().size());
-            groups.deleteGroup(queue, g.id());
-            memberships.removeGroup(queue, g.id());
-            lastAutoCommit.remove(new GroupKey(queue, g.id()));
-          }
-          queues.deleteQueue(queue);
-          deleted.add(queue);
-          LOG.info("deleted ephemeral queue {}: no consumer since {}", queue, since.get());
-        } catch (ReservedQueueException | QueueNotFoundException e) {
-          LOG.debug("ephemeral queue {} not deleted", queue, e);
-        }
-      }
+      return expiry.expire(now);
     } finally {
       lock.unlock();
     }
-    return deleted;
   }
 
-  // ---------------------------------------------------------------- helpers
+  // ---------------------------------------------------------------- the lock and the sections
 
   /**
    * Runs {@code body} under the coordinator's lock and, through {@link
@@ -1559,71 +625,13 @@ public final class GroupCoordinator implements ConsumerGroups {
     }
   }
 
-  private Duration visibility(QueueConfig config) {
-    Duration v = settings.visibilityTimeout();
-    return v.isZero() ? config.deliveryTimeout() : v;
-  }
+  // ---------------------------------------------------------------- checks shared by the jobs
 
-  private static void requireMode(ConsumerGroupState g, GroupMode mode) {
+  /** Requires a group of {@code mode}; for the jobs, inside the group's section. */
+  static void requireMode(ConsumerGroupState g, GroupMode mode) {
     if (g.mode() != mode) {
       throw new GroupModeMismatchException(g.queue(), g.id(), g.mode(), mode);
     }
-  }
-
-  /**
-   * Requires membership and counts a claim as a heartbeat, writing it at most every tenth of the
-   * consumer timeout so busy claimers do not write a heartbeat per call.
-   */
-  private void touch(ConsumerGroupState g, String consumerId, Instant now) {
-    ConsumerInfo info = g.consumers().get(consumerId);
-    if (info == null) {
-      throw new ConsumerNotFoundException(g.queue(), g.id(), consumerId);
-    }
-    if (!now.isBefore(info.lastHeartbeat().plus(heartbeatWriteInterval))) {
-      groups.registerConsumer(
-          g.queue(),
-          g.id(),
-          new ConsumerInfo(info.id(), info.clientId(), info.registeredAt(), now));
-    }
-  }
-
-  private GroupDelivery delivery(ConsumerGroupState g, PendingEntry e, Message m) {
-    return new ClaimedDelivery(
-        this, g.queue(), g.id(), e.consumerId(), GroupMode.QUEUE, e.deliveryCount(), m);
-  }
-
-  private List<ConsumerGroupState> listGroupsOrEmpty(String queue) {
-    try {
-      return groups.listGroups(queue);
-    } catch (QueueNotFoundException gone) {
-      return List.of();
-    }
-  }
-
-  /** Fills the heartbeat index from the memberships already in the store. */
-  private void indexMemberships() {
-    for (QueueConfig config : queues.listQueues()) {
-      for (ConsumerGroupState g : listGroupsOrEmpty(config.name())) {
-        for (String consumerId : g.consumers().keySet()) {
-          memberships.add(consumerId, config.name(), g.id());
-        }
-      }
-    }
-  }
-
-  /** The heartbeat index; for tests. */
-  MembershipIndex membershipIndex() {
-    return memberships;
-  }
-
-  private long countPending() {
-    long n = 0;
-    for (QueueConfig config : queues.listQueues()) {
-      for (ConsumerGroupState g : listGroupsOrEmpty(config.name())) {
-        n += g.pending().size();
-      }
-    }
-    return n;
   }
 
   private static void requireText(String what, String value) {
@@ -1632,7 +640,16 @@ public final class GroupCoordinator implements ConsumerGroups {
     }
   }
 
-  private record GroupKey(String queue, String group) {}
+  /** The pending entries in the store, for the PEL gauge at construction. */
+  private long countPending() {
+    long n = 0;
+    for (QueueConfig config : queues.listQueues()) {
+      for (ConsumerGroupState g : members.groupsOf(config.name())) {
+        n += g.pending().size();
+      }
+    }
+    return n;
+  }
 
   /** Configures a {@link GroupCoordinator}. Not thread-safe. */
   public static final class Builder {

@@ -12,7 +12,7 @@ import java.util.Set;
  * every group of every queue; and the reverse, so deleting a group forgets its members.
  *
  * <p>A membership is binary here (joining twice is one membership): a set, not a reference count
- * per (client, queue, group). The index is a cache of the store's memberships: the coordinator
+ * per (client, queue, group). The index is a cache of the store's memberships: {@link Members}
  * fills it from the store when it is built and keeps it in step with every join, leave, removal and
  * group deletion; a heartbeat that finds a membership gone drops it.
  *

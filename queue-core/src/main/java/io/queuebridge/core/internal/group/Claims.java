@@ -1,0 +1,353 @@
+package io.queuebridge.core.internal.group;
+
+import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.Message;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.errors.OffsetOutOfRangeException;
+import io.queuebridge.core.errors.QueueException;
+import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.group.GroupSettings;
+import io.queuebridge.core.group.RedeliveryListener;
+import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.QueueStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims of queue-mode groups and the pending entry list (PEL) they fill (BEHAVIOUR Q-CLAIM,
+ * Q-RETRY, Q-ACKN, L-LIMITS): claims from the cursor, work stealing of entries whose visibility
+ * passed (giving up on poison, truncated and expired ones), renewals, the visibility timeout, the
+ * fence lookup of a delivery's entry, removing an entry the engine gives up on, and the redelivery
+ * listener.
+ *
+ * <p>Every method but {@link #nextRedelivery} (lock-free) expects the coordinator's lock held and
+ * to run inside the store section of the group it works on; the redelivery listener is called under
+ * them. Calls the two stores, {@link Members#touch} (a claim counts as a heartbeat), {@link
+ * DeadLetters} and the metrics; hands out {@link ClaimedDelivery} handles of the coordinator.
+ */
+final class Claims {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
+
+  private final GroupCoordinator owner;
+  private final QueueStore queues;
+  private final ConsumerGroupStore groups;
+  private final EngineClock time;
+  private final GroupSettings settings;
+  private final MetricsRecorder metrics;
+  private final Members members;
+  private final DeadLetters deadLetters;
+  private final RedeliveryListener redelivery;
+
+  Claims(
+      GroupCoordinator owner,
+      QueueStore queues,
+      ConsumerGroupStore groups,
+      EngineClock time,
+      GroupSettings settings,
+      MetricsRecorder metrics,
+      Members members,
+      DeadLetters deadLetters,
+      RedeliveryListener redelivery) {
+    this.owner = owner;
+    this.queues = queues;
+    this.groups = groups;
+    this.time = time;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.members = members;
+    this.deadLetters = deadLetters;
+    this.redelivery = redelivery;
+  }
+
+  /**
+   * Claims up to {@code n} messages into {@code out}: from the cursor, then by stealing; {@code
+   * start} is the {@link System#nanoTime()} the caller took for the latency.
+   *
+   * @return the PEL size when the PEL cap stopped cursor claims, else -1
+   */
+  int claim(
+      String queue, String group, String consumerId, int n, long start, List<GroupDelivery> out) {
+    QueueConfig config = queues.getQueue(queue);
+    ConsumerGroupState g = groups.getGroup(queue, group);
+    GroupCoordinator.requireMode(g, GroupMode.QUEUE);
+    Instant now = time.at(start);
+    members.touch(g, consumerId, now);
+    Duration visibility = visibility(config);
+    int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
+    if (out.size() < n) {
+      steal(config, g, consumerId, n, now, visibility, out);
+    }
+    return pelFull;
+  }
+
+  private int claimFromCursor(
+      ConsumerGroupState g,
+      String consumerId,
+      int n,
+      Instant now,
+      Duration visibility,
+      List<GroupDelivery> out) {
+    String queue = g.queue();
+    List<PendingEntry> pending = g.pending();
+    int pelSize = pending.size();
+    int max = settings.maxPelSize();
+    // No head() or tail() call: readBatch raises a start below the head and ends at the tail, and
+    // the messages carry their offsets (two store calls fewer per claim; two queries on a
+    // database).
+    long cursor = g.cursor();
+    // After a rewind the cursor can be below offsets the group holds: never claim those twice.
+    Set<Long> held = null;
+    if (!pending.isEmpty() && pending.get(pending.size() - 1).offset() >= cursor) {
+      held = new HashSet<>();
+      for (PendingEntry e : pending) {
+        held.add(e.offset());
+      }
+    }
+    int claimed = 0;
+    int examined = 0;
+    boolean full = false;
+    Instant visibleAt = now.plus(visibility);
+    List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
+    scan:
+    while (claimed < n && examined < GroupCoordinator.SCAN_LIMIT) {
+      if (max > 0 && pelSize >= max) {
+        full = true;
+        break;
+      }
+      List<Message> chunk =
+          queues.readBatch(queue, cursor, Math.min(n - claimed, GroupCoordinator.SCAN_LIMIT));
+      if (chunk.isEmpty()) {
+        if (examined == 0) {
+          cursor = Math.max(cursor, queues.head(queue)); // nothing to read: skip what was truncated
+        }
+        break;
+      }
+      for (Message m : chunk) {
+        examined++;
+        cursor = m.offset() + 1;
+        if ((held != null && held.contains(m.offset()))
+            || m.isExpired(now)
+            || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
+          continue;
+        }
+        PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt);
+        entries.add(e);
+        pelSize++;
+        claimed++;
+        out.add(delivery(g, e, m));
+        if (claimed >= n) {
+          break scan;
+        }
+        if (max > 0 && pelSize >= max) {
+          full = true;
+          break scan;
+        }
+      }
+    }
+    if (!entries.isEmpty() || cursor != g.cursor()) {
+      // one store call for the whole batch: the entries and the cursor
+      groups.claimPending(queue, g.id(), entries, cursor, now);
+      metrics.pelChanged(claimed);
+    }
+    if (claimed > 0) {
+      redeliveryDue(queue, g.id(), visibleAt);
+    }
+    metrics.claimed(claimed, claimed < n);
+    return full ? pelSize : -1;
+  }
+
+  private void steal(
+      QueueConfig config,
+      ConsumerGroupState g,
+      String consumerId,
+      int n,
+      Instant now,
+      Duration visibility,
+      List<GroupDelivery> out) {
+    long start = System.nanoTime();
+    String queue = g.queue();
+    try {
+      // g is the snapshot from before this call's cursor claims: those entries are not visible yet.
+      for (PendingEntry e : g.pending()) {
+        if (out.size() >= n) {
+          break;
+        }
+        if (!e.isVisible(now)) {
+          continue;
+        }
+        String poison = deadLetters.exhausted(config, e, now);
+        Message m;
+        try {
+          m = queues.read(queue, e.offset());
+        } catch (OffsetOutOfRangeException gone) {
+          LOG.warn(
+              "pending offset {} of group {} on queue {} was truncated; dropping the entry",
+              e.offset(),
+              g.id(),
+              queue);
+          release(queue, g.id(), e, now);
+          metrics.discarded.increment();
+          metrics.stealAttempt(false);
+          continue;
+        }
+        if (poison != null) {
+          try {
+            deadLetters.deadLetter(config, g.id(), e, m, poison, now);
+          } catch (QueueException failed) {
+            LOG.warn(
+                "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
+                e.offset(),
+                g.id(),
+                queue,
+                failed);
+            metrics.stealAttempt(false);
+            continue;
+          }
+          release(queue, g.id(), e, now);
+          metrics.stealAttempt(false);
+          continue;
+        }
+        if (m.isExpired(now)) {
+          release(queue, g.id(), e, now);
+          metrics.discarded.increment();
+          metrics.stealAttempt(false);
+          continue;
+        }
+        if (!RoutingKeys.matches(g.pattern(), queue, m.topic())) {
+          metrics.stealAttempt(false);
+          continue;
+        }
+        PendingEntry moved =
+            groups.transferPending(
+                queue, g.id(), e.offset(), e.consumerId(), consumerId, now, visibility);
+        out.add(delivery(g, moved, m));
+        metrics.stealAttempt(true);
+        redeliveryDue(queue, g.id(), moved.visibleAt());
+      }
+    } finally {
+      metrics.stealLatencyNanos.add(System.nanoTime() - start);
+    }
+  }
+
+  private GroupDelivery delivery(ConsumerGroupState g, PendingEntry e, Message m) {
+    return new ClaimedDelivery(
+        owner, g.queue(), g.id(), e.consumerId(), GroupMode.QUEUE, e.deliveryCount(), m);
+  }
+
+  /** Extends the visibility of the entries at {@code offsets} the consumer holds. */
+  int renew(String queue, String group, String consumerId, long[] offsets) {
+    QueueConfig config = queues.getQueue(queue);
+    ConsumerGroupState g = groups.getGroup(queue, group);
+    GroupCoordinator.requireMode(g, GroupMode.QUEUE);
+    Instant now = time.now();
+    Instant visibleAt = now.plus(visibility(config));
+    int renewed = 0;
+    for (long offset : offsets) {
+      Optional<PendingEntry> e = g.pendingAt(offset);
+      if (e.isPresent() && e.get().consumerId().equals(consumerId)) {
+        groups.updatePending(queue, group, visibleAt(e.get(), visibleAt));
+        renewed++;
+      }
+    }
+    if (renewed > 0) {
+      redeliveryDue(queue, group, visibleAt);
+    }
+    return renewed;
+  }
+
+  /**
+   * {@link GroupDelivery#renew()}: extends the visibility of the entry the delivery holds; false if
+   * a settlement of it started or succeeded, or it no longer holds the entry.
+   */
+  boolean renewDelivery(ClaimedDelivery d) {
+    if (!d.isUnsettled()) {
+      return false; // a settlement started (it has set its own visibility) or succeeded
+    }
+    Optional<PendingEntry> held = heldEntry(d);
+    if (held.isEmpty()) {
+      return false;
+    }
+    Instant visibleAt = time.now().plus(visibility(queues.getQueue(d.queue())));
+    groups.updatePending(d.queue(), d.group(), visibleAt(held.get(), visibleAt));
+    redeliveryDue(d.queue(), d.group(), visibleAt);
+    return true;
+  }
+
+  /**
+   * The group's entry for the delivery, if this very delivery still holds it: the same consumer and
+   * delivery count (BEHAVIOUR Q-SETTLE).
+   */
+  Optional<PendingEntry> heldEntry(ClaimedDelivery d) {
+    return groups
+        .findPending(d.queue(), d.group(), d.offset())
+        .filter(
+            e -> e.consumerId().equals(d.consumerId()) && e.deliveryCount() == d.deliveryCount());
+  }
+
+  /** {@code p} claimable again at {@code visibleAt}, otherwise unchanged. */
+  static PendingEntry visibleAt(PendingEntry p, Instant visibleAt) {
+    return new PendingEntry(
+        p.offset(),
+        p.consumerId(),
+        p.claimedAt(),
+        p.deliveryCount(),
+        p.firstClaimedAt(),
+        visibleAt);
+  }
+
+  /**
+   * Removes an entry the engine gives up on (dead-lettered, dropped, truncated, expired) and
+   * advances the committed offset (BEHAVIOUR Q-ACKN), in one store call.
+   */
+  void release(String queue, String group, PendingEntry e, Instant now) {
+    groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
+    metrics.pelChanged(-1);
+  }
+
+  /**
+   * The visibility timeout: {@link GroupSettings#visibilityTimeout()} or, when that is zero, the
+   * queue's {@code deliveryTimeout} (BEHAVIOUR L-LIMITS).
+   */
+  Duration visibility(QueueConfig config) {
+    Duration v = settings.visibilityTimeout();
+    return v.isZero() ? config.deliveryTimeout() : v;
+  }
+
+  /** Tells the redelivery listener; a failure of the listener is logged and ignored. */
+  void redeliveryDue(String queue, String group, Instant visibleAt) {
+    try {
+      redelivery.redeliveryDue(queue, group, visibleAt);
+    } catch (RuntimeException e) {
+      LOG.warn("redelivery listener failed for group {} on {}", group, queue, e);
+    }
+  }
+
+  /**
+   * The earliest time after {@code after} at which a pending entry of a queue-mode group of {@code
+   * queue} becomes claimable again, or empty when none will. Lock-free.
+   */
+  Optional<Instant> nextRedelivery(String queue, Instant after) {
+    Instant next = null;
+    for (ConsumerGroupState g : groups.listGroups(queue)) {
+      if (g.mode() != GroupMode.QUEUE) {
+        continue;
+      }
+      for (PendingEntry e : g.pending()) {
+        Instant v = e.visibleAt();
+        if (v.isAfter(after) && (next == null || v.isBefore(next))) {
+          next = v;
+        }
+      }
+    }
+    return Optional.ofNullable(next);
+  }
+}
