@@ -37,14 +37,15 @@ public interface Subscription extends AutoCloseable {
   Optional<Throwable> endCause();
 
   /**
-   * Ends the subscription and leaves the group. No handler call starts after this returns; a call
-   * in progress is waited for (unless {@code close} is called from the handler itself, which then
-   * returns at once and the subscription ends when the handler returns). Messages claimed in the
-   * current batch but not yet handed over are released: in queue mode they are nacked with no delay
-   * (each such release still counts as a delivery of that message), in stream mode the cursor is
-   * committed only past what was handed over. Pending entries of messages handed over and not
-   * settled stay pending and are redelivered after the visibility timeout. Idempotent; if the
-   * waiting thread is interrupted, the wait ends and the interrupt status is kept.
+   * Ends the subscription and leaves the group. No handler call starts after this returns, and the
+   * same consumer may subscribe to the group again at once; a call in progress is waited for
+   * (unless {@code close} is called from the handler itself, which then returns at once and the
+   * subscription ends when the handler returns). Messages claimed in the current batch but not yet
+   * handed over are released: in queue mode they are nacked with no delay (each such release still
+   * counts as a delivery of that message), in stream mode the cursor is committed only past what
+   * was handed over. Pending entries of messages handed over and not settled stay pending and are
+   * redelivered after the visibility timeout. Idempotent; if the waiting thread is interrupted, the
+   * wait ends and the interrupt status is kept.
    */
   @Override
   void close();

@@ -25,6 +25,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -525,6 +526,8 @@ public final class DeliveryEngine {
     final int batchSize;
     final AtomicInteger run = new AtomicInteger(IDLE);
     final AtomicBoolean left = new AtomicBoolean();
+    // counted down once the group is left and the key is free again, by whichever thread did it
+    private final CountDownLatch closed = new CountDownLatch(1);
     volatile boolean active = true;
     volatile Thread runner;
     volatile Throwable endCause;
@@ -586,6 +589,13 @@ public final class DeliveryEngine {
         }
       }
       finishClose();
+      // the pass that ended may have begun the close on its own thread: return only once the
+      // consumer's key is free, so a new subscription of the same consumer is accepted at once
+      try {
+        closed.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
 
     @Override
@@ -627,6 +637,7 @@ public final class DeliveryEngine {
             "consumer {} could not leave group {} of queue {}", consumerId(), group(), queue(), e);
       } finally {
         keys.remove(key);
+        closed.countDown();
       }
     }
 
