@@ -5,13 +5,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** A clock tests move by hand. Thread-safe. */
 public final class MutableClock extends Clock {
-  private volatile Instant now;
+  private final AtomicReference<Instant> now;
 
   public MutableClock(Instant start) {
-    this.now = start;
+    this.now = new AtomicReference<>(start);
   }
 
   public static MutableClock at(String instant) {
@@ -19,16 +20,16 @@ public final class MutableClock extends Clock {
   }
 
   public void advance(Duration d) {
-    now = now.plus(d);
+    now.updateAndGet(t -> t.plus(d));
   }
 
   public void set(Instant instant) {
-    now = instant;
+    now.set(instant);
   }
 
   @Override
   public Instant instant() {
-    return now;
+    return now.get();
   }
 
   @Override

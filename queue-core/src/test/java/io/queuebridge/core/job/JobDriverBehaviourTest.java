@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.errors.DeliveryAlreadySettledException;
 import io.queuebridge.core.errors.DeliveryUnsettledException;
 import io.queuebridge.core.errors.DriverClosedException;
@@ -43,7 +44,7 @@ import org.slf4j.event.Level;
 abstract class JobDriverBehaviourTest<D extends JobDriver> {
   protected static final Duration WAIT = Duration.ofSeconds(10);
 
-  protected final TestClock clock = new TestClock(Instant.parse("2024-01-01T00:00:00Z"));
+  protected final MutableClock clock = new MutableClock(Instant.parse("2024-01-01T00:00:00Z"));
   protected final RecordingLogger logger = new RecordingLogger();
   protected final List<Thread> threads = new CopyOnWriteArrayList<>();
   protected D driver;

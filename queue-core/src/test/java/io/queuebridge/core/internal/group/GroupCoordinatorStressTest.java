@@ -7,6 +7,7 @@ import io.queuebridge.core.CursorOption;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageProperties;
+import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.RetryPolicy;
 import io.queuebridge.core.errors.MessageNotPendingException;
@@ -48,7 +49,7 @@ class GroupCoordinatorStressTest {
   @Test
   void everyMessageIsAckedExactlyOnceOrDeadLetteredUnderCompetingConsumersAndCrashes()
       throws Exception {
-    TestClock clock = new TestClock(Instant.parse("2024-01-01T00:00:00Z"));
+    MutableClock clock = new MutableClock(Instant.parse("2024-01-01T00:00:00Z"));
     try (Storage storage = QueueStores.memory()) {
       storage
           .queues()

@@ -11,6 +11,7 @@ import io.queuebridge.core.Header;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MessageState;
+import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueType;
 import io.queuebridge.core.RetentionPolicy;
@@ -55,7 +56,7 @@ class GroupCoordinatorTest {
   private static final Instant T0 = Instant.parse("2024-01-01T00:00:00Z");
   private static final Duration VISIBILITY = Duration.ofSeconds(30);
 
-  private final TestClock clock = new TestClock(T0);
+  private final MutableClock clock = new MutableClock(T0);
   private final Storage storage = QueueStores.memory();
   private final DurableQueueStore store = storage.queues();
   private GroupCoordinator groups = coordinator(GroupSettings.DEFAULTS);
