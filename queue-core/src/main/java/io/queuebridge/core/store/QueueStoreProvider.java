@@ -41,4 +41,27 @@ public interface QueueStoreProvider {
    *     corrupt, unreachable)
    */
   Storage open(Map<String, String> config);
+
+  /**
+   * Opens an existing store for reading only, beside a writer that may hold it in another process.
+   * Creates nothing, takes no writer lock and never writes: no recovery, no repair, no schema
+   * change. Every read sees a consistent, committed state of the store as of that call (appends,
+   * claims and retention by the writer become visible to later calls); a part removed by the
+   * writer's retention meanwhile reads as truncated, not as an error. Every call that would change
+   * the store throws {@link io.queuebridge.core.errors.ReadOnlyStoreException}.
+   *
+   * <p>The default refuses: a store that cannot be read beside its writer says so.
+   *
+   * @throws InvalidConfigException if the configuration is invalid
+   * @throws io.queuebridge.core.errors.StoreNotFoundException if the configuration names no
+   *     existing store
+   * @throws io.queuebridge.core.errors.QueueStoreException if the store cannot be read
+   * @throws UnsupportedOperationException if this kind of store has no read-only open
+   */
+  default Storage openReadOnly(Map<String, String> config) {
+    throw new UnsupportedOperationException(
+        "store type '"
+            + name()
+            + "' has no read-only open (expected one of: memory, file, postgres)");
+  }
 }
