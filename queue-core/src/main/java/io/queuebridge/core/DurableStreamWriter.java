@@ -91,6 +91,26 @@ final class DurableStreamWriter {
   long publishBatchDurably(
       String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
       throws InterruptedException {
+    return publishBatchToQueue(queue, batch, checkpoints, true);
+  }
+
+  /**
+   * {@link #publishBatchDurably} on a store that may not make appends durable (the memory store):
+   * there the batch and its checkpoints are still appended together, only not made durable. The
+   * dead-letter redrive uses it so that it runs on every store.
+   */
+  long publishBatchOrdered(
+      String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
+      throws InterruptedException {
+    return publishBatchToQueue(queue, batch, checkpoints, false);
+  }
+
+  private long publishBatchToQueue(
+      String queue,
+      List<PublishRequest> batch,
+      Map<String, String> checkpoints,
+      boolean requireDurable)
+      throws InterruptedException {
     state.ensureUsable();
     Objects.requireNonNull(queue, "queue");
     if (registry.contractOf(queue) != null) {
@@ -106,7 +126,7 @@ final class DurableStreamWriter {
     } catch (RuntimeException e) {
       throw StoreErrors.wrap(queue, "get queue " + queue, e);
     }
-    if (!queues.supportsDurableSync()) {
+    if (requireDurable && !queues.supportsDurableSync()) {
       throw new DurableSyncUnsupportedException(queue, storage.description());
     }
     return appendBatchAndSync(

@@ -83,6 +83,15 @@ public final class MessageProperties {
   /** On a dead letter: the original message's offset in its queue. */
   public static final String DLQ_ORIGINAL_OFFSET = "_dlq_original_offset";
 
+  /** The dead-letter queue a redriven message came back from (set by a redrive). */
+  public static final String REDRIVE_DLQ = "_redrive_dlq";
+
+  /** The message's offset in that dead-letter queue (set by a redrive). */
+  public static final String REDRIVE_DLQ_OFFSET = "_redrive_dlq_offset";
+
+  /** When the redrive moved it, ISO-8601 (set by a redrive). */
+  public static final String REDRIVEN_AT = "_redriven_at";
+
   /** Every reserved name (BEHAVIOUR Q-MSG). */
   public static final Set<String> RESERVED =
       Set.of(

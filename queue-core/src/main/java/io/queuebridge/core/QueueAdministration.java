@@ -1,7 +1,9 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.errors.ProtectedQueueMutationException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.util.List;
 import java.util.Objects;
@@ -30,16 +32,64 @@ final class QueueAdministration {
   private final DurableQueueStore queues;
   private final ContractRegistry registry;
   private final DeliveryHook deliveryHook;
+  private final ConsumerGroups groups;
 
   QueueAdministration(
       LifecycleState state,
       DurableQueueStore queues,
       ContractRegistry registry,
-      DeliveryHook deliveryHook) {
+      DeliveryHook deliveryHook,
+      ConsumerGroups groups) {
     this.state = state;
     this.queues = queues;
     this.registry = registry;
     this.deliveryHook = deliveryHook;
+    this.groups = groups;
+  }
+
+  /**
+   * Refuses {@code action} on a protected queue: one with a contract in this manager, or stored as
+   * reserved (the shape every protected stream has, also when no contract is declared here, as in a
+   * manager an operator tool opens).
+   *
+   * @throws ProtectedQueueMutationException if the queue is protected
+   */
+  void refuseIfProtected(QueueConfig stored, String action) {
+    if (stored.reserved() || registry.contractOf(stored.name()) != null) {
+      throw new ProtectedQueueMutationException(
+          stored.name(),
+          "a protected queue cannot be the target of " + action + " (its contract owns it)");
+    }
+  }
+
+  /** {@link QueueManager#purgeQueue}. */
+  long purge(String name) {
+    state.ensureUsable();
+    Objects.requireNonNull(name, "name");
+    Lock guard = registry.mutationLock();
+    guard.lock();
+    try {
+      QueueConfig stored = get(name);
+      refuseIfProtected(stored, "a purge");
+      try {
+        long before = queues.count(name);
+        queues.truncate(name, queues.tail(name));
+        long head = queues.head(name);
+        int dropped = groups.movePast(name, head);
+        long removed = before - queues.count(name);
+        LOG.info(
+            "purged queue {}: {} messages removed, {} pending claims dropped, head now {}",
+            name,
+            removed,
+            dropped,
+            head);
+        return removed;
+      } catch (RuntimeException e) {
+        throw StoreErrors.wrap(name, "purge queue " + name, e);
+      }
+    } finally {
+      guard.unlock();
+    }
   }
 
   /** The filter of the queue created on demand for {@code name}: {@code $queue/<name>/#}. */

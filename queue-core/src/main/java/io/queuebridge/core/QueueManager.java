@@ -36,6 +36,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The queue core's facade: queue administration, the three publish paths and protected durable
@@ -106,6 +107,7 @@ public final class QueueManager {
   private final DurableStreamWriter durableStreams;
   private final ContractRegistry registry;
   private final Subscriptions subscriptions;
+  private final DeadLetterRedrive redrive;
 
   /**
    * The delivery engine's hook: told after every successful append, queue creation and subscription
@@ -181,13 +183,15 @@ public final class QueueManager {
     this.registry =
         new ContractRegistry(
             config.protectedQueueContracts(), state, storage, queues, deliveryHook);
-    this.administration = new QueueAdministration(state, queues, registry, deliveryHook);
+    this.administration =
+        new QueueAdministration(state, queues, registry, deliveryHook, consumerGroups);
     this.router =
         new PublishRouter(
             state, storage, queues, administration, clock, deliveryHook, config.ackDurability());
     this.capture = new TopicCapture(state, queues, captureDispatcher, router);
     this.durableStreams =
         new DurableStreamWriter(state, storage, queues, registry, clock, deliveryHook);
+    this.redrive = new DeadLetterRedrive(state, queues, administration, durableStreams, clock);
     this.subscriptions =
         new Subscriptions(
             state,
@@ -319,6 +323,54 @@ public final class QueueManager {
    */
   public void deleteQueue(String name) {
     administration.delete(name);
+  }
+
+  /**
+   * Removes every message of a queue, keeping the queue, its configuration and its groups: each
+   * group's cursor and committed offset move to the new head and its pending claims are dropped
+   * (deliveries still held can no longer be settled). Offsets are not reused: the next append gets
+   * the old tail.
+   *
+   * @return how many messages were removed
+   * @throws ProtectedQueueMutationException if the queue is protected (a contract here, or stored
+   *     as reserved): nothing removed
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws QueueStoreException if the store failed
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public long purgeQueue(String name) {
+    return administration.purge(name);
+  }
+
+  /**
+   * Moves dead letters back to the queue they came from (their {@link
+   * MessageProperties#DLQ_ORIGINAL_QUEUE}) or to the request's target, exactly once: a redrive
+   * stopped at any point (a kill included) and run again with the same target neither loses nor
+   * duplicates a message (BEHAVIOUR M-REDRIVE). Messages go in dead-letter order, in batches, each
+   * batch appended with one barrier and then removed from the dead-letter queue. Key, value,
+   * headers and timestamp are kept byte for byte, and so are the properties (the {@code _dlq_*}
+   * provenance included); {@link MessageProperties#REDRIVE_DLQ}, {@link
+   * MessageProperties#REDRIVE_DLQ_OFFSET} and {@link MessageProperties#REDRIVEN_AT} are added. A
+   * target is checked like {@link #publishBatchDurably} checks it (size, depth), except that a
+   * store that cannot make appends durable (memory) is accepted.
+   *
+   * <p>Stops at the first message it cannot move, with everything before it moved. One redrive of a
+   * dead-letter queue at a time.
+   *
+   * @param listener told about each message looked at, on the calling thread
+   * @return what was moved
+   * @throws QueueNotFoundException if the dead-letter queue or a target does not exist
+   * @throws ProtectedQueueMutationException if a target is protected
+   * @throws io.queuebridge.core.errors.RedriveRefusedException if a message names no origin and no
+   *     target was given, or the target is the dead-letter queue
+   * @throws QueueFullException if a classic target has no room for the next batch
+   * @throws QueueStoreException if the store failed
+   * @throws InterruptedException if interrupted (what was moved stays moved)
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public RedriveReport redriveDeadLetters(
+      RedriveRequest request, Consumer<RedrivenMessage> listener) throws InterruptedException {
+    return redrive.run(request, listener);
   }
 
   /**

@@ -225,6 +225,39 @@ public interface ConsumerGroups {
   void commitOffset(String queue, String group, long offset);
 
   /**
+   * What {@link #resetOffsets} would do to {@code group} of {@code queue}: its position now, the
+   * offset it would move to ({@code offset} clamped to the queue's {@code [head, tail]}), the
+   * pending claims it would drop and its members. Changes nothing.
+   *
+   * @throws io.queuebridge.core.errors.QueueNotFoundException if there is no such queue
+   * @throws io.queuebridge.core.errors.GroupNotFoundException if the queue has no such group
+   */
+  OffsetReset planOffsetReset(String queue, String group, long offset);
+
+  /**
+   * Moves {@code group}'s cursor and committed offset to {@code offset} (clamped to the queue's
+   * {@code [head, tail]}) and drops all its pending claims, atomically for the group: messages from
+   * the new offset on are delivered again (or for the first time), messages before it are never
+   * delivered to this group again. Deliveries its members still hold can no longer be settled.
+   * Works in both modes. Refused while members are registered in the group unless {@code force}.
+   *
+   * @throws io.queuebridge.core.errors.GroupHasMembersException if the group has members and {@code
+   *     force} is false (nothing changed)
+   * @throws io.queuebridge.core.errors.QueueNotFoundException if there is no such queue
+   * @throws io.queuebridge.core.errors.GroupNotFoundException if the queue has no such group
+   */
+  OffsetReset resetOffsets(String queue, String group, long offset, boolean force);
+
+  /**
+   * After the messages of {@code queue} below {@code head} were removed (a purge): moves every
+   * group's cursor and committed offset up to {@code head} and drops the pending claims below it.
+   * Returns how many claims were dropped.
+   *
+   * @throws io.queuebridge.core.errors.QueueNotFoundException if there is no such queue
+   */
+  int movePast(String queue, long head);
+
+  /**
    * Messages the group has not committed: {@code max(0, tail - committed)} (undelivered plus
    * pending). Lock-free.
    *

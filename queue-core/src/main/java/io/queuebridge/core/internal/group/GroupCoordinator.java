@@ -13,6 +13,7 @@ import io.queuebridge.core.group.ConsumerRemovedListener;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.group.GroupMetrics;
 import io.queuebridge.core.group.GroupSettings;
+import io.queuebridge.core.group.OffsetReset;
 import io.queuebridge.core.group.RedeliveryListener;
 import io.queuebridge.core.group.RemovedConsumers;
 import io.queuebridge.core.group.StreamBatch;
@@ -179,6 +180,7 @@ public final class GroupCoordinator implements ConsumerGroups {
   private final Settlement settlement;
   private final Retention retention;
   private final EphemeralExpiry expiry;
+  private final Resets resets;
 
   private GroupCoordinator(Builder b) {
     this.queues = b.queues;
@@ -197,6 +199,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         new Settlement(this, queues, groups, time, metrics, claims, deadLetters, cursors);
     this.retention = new Retention(queues, groups, metrics);
     this.expiry = new EphemeralExpiry(queues, groups, members, cursors);
+    this.resets = new Resets(queues, groups, metrics);
     metrics.setPelSize(countPending());
     members.indexStoredMemberships();
   }
@@ -508,6 +511,35 @@ public final class GroupCoordinator implements ConsumerGroups {
           cursors.commitOffset(queue, group, offset);
           return null;
         });
+  }
+
+  // ---------------------------------------------------------------- operator moves
+
+  @Override
+  public OffsetReset planOffsetReset(String queue, String group, long offset) {
+    return locked(queue, group, () -> resets.plan(queue, group, offset));
+  }
+
+  @Override
+  public OffsetReset resetOffsets(String queue, String group, long offset, boolean force) {
+    return locked(queue, group, () -> resets.reset(queue, group, offset, force, time.now()));
+  }
+
+  @Override
+  public int movePast(String queue, long head) {
+    int dropped = 0;
+    for (ConsumerGroupState listed : groups.listGroups(queue)) {
+      dropped +=
+          locked(
+              queue,
+              listed.id(),
+              () ->
+                  groups
+                      .findGroup(queue, listed.id())
+                      .map(g -> resets.movePast(g, head, time.now()))
+                      .orElse(0));
+    }
+    return dropped;
   }
 
   // ---------------------------------------------------------------- queries
