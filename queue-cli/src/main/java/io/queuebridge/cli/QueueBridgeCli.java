@@ -29,11 +29,17 @@ import picocli.CommandLine.Spec;
       DescribeCommand.class,
       GroupsCommand.class,
       PendingCommand.class,
-      TailCommand.class
+      TailCommand.class,
+      DlqCommand.class,
+      ResetOffsetsCommand.class,
+      PurgeCommand.class,
+      DeleteGroupCommand.class
     },
     description = {
-      "Inspects the queues, consumer groups, pending entries and messages of a Queue Bridge"
-          + " store. The commands only read.",
+      "Inspects and repairs a Queue Bridge store: its queues, consumer groups, pending entries"
+          + " and messages. queues, describe, groups, pending and tail only read (beside a running"
+          + " worker); dlq redrive, reset-offsets --execute, purge and delete-group change the"
+          + " store.",
       ""
     },
     footer = {
@@ -45,6 +51,7 @@ import picocli.CommandLine.Spec;
       "  queue-bridge queues --config sink.json",
       "  queue-bridge describe orders --store-type file --store path=/var/lib/queue-bridge",
       "  queue-bridge groups jobs --config source.json -o json",
+      "  queue-bridge dlq redrive '$dlq/jobs' --config source.json --dry-run",
       "",
       "Exit status: 0 success, 1 failure (one line on stderr says what), 2 usage error."
     })

@@ -5,7 +5,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -14,21 +13,25 @@ import picocli.CommandLine.Spec;
  * (exit status 1), with the store's password never shown.
  */
 abstract class StoreCommand implements Callable<Integer> {
-  @ParentCommand QueueBridgeCli root;
-
   @Spec CommandSpec spec;
 
   @Mixin StoreOptions storeOptions;
 
   @Mixin Output output;
 
-  /** Prints what the command shows of the open store. */
+  /** Prints what the command shows of the open store (or does to it). */
   abstract void run(StoreSession session, PrintWriter out);
+
+  /** Whether the command changes the store: it then opens it writable. */
+  boolean writes() {
+    return false;
+  }
 
   @Override
   public final Integer call() {
+    QueueBridgeCli root = (QueueBridgeCli) spec.root().userObject();
     StoreSpec store = storeOptions.spec();
-    try (StoreSession session = StoreSession.open(root.opener(), store, root.clock())) {
+    try (StoreSession session = StoreSession.open(root.opener(), store, root.clock(), writes())) {
       run(session, spec.commandLine().getOut());
       return QueueBridgeCli.OK;
     } catch (ParameterException e) {

@@ -16,12 +16,14 @@ interface StoreOpener {
   String FILE_STORE_MARKER = "qb-store";
 
   /**
-   * The open store {@code spec} names.
+   * The open store {@code spec} names: for reading only, or ({@code writable}) for a command that
+   * changes it. Either way an existing store only: nothing is created.
    *
-   * @throws io.queuebridge.core.errors.QueueException if it cannot be opened
+   * @throws io.queuebridge.core.errors.QueueException if it cannot be opened (a {@code file} store
+   *     held by a worker is locked against a writable open, naming the holder)
    * @throws CliException if it does not exist
    */
-  Storage open(StoreSpec spec);
+  Storage open(StoreSpec spec, boolean writable);
 
   /**
    * The ordinary way: the provider found by {@link QueueStores#provider} checks the configuration,
@@ -29,7 +31,7 @@ interface StoreOpener {
    * the file provider creates a missing one, and a read command must create nothing.
    */
   static StoreOpener existingStores() {
-    return spec -> {
+    return (spec, writable) -> {
       QueueStoreProvider provider = QueueStores.provider(spec.type());
       provider.validate(spec.config());
       if (spec.type().equals("file")) {

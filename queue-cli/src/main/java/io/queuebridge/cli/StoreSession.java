@@ -32,8 +32,16 @@ final class StoreSession implements AutoCloseable {
     this.manager = new QueueManager(storage, QueueManagerConfig.builder().clock(clock).build());
   }
 
-  static StoreSession open(StoreOpener opener, StoreSpec spec, Clock clock) {
-    return new StoreSession(opener.open(spec), clock);
+  static StoreSession open(StoreOpener opener, StoreSpec spec, Clock clock, boolean writable) {
+    return new StoreSession(opener.open(spec, writable), clock);
+  }
+
+  /**
+   * The manager over the store, never started: what the commands that change the store call, so
+   * that they keep the core's rules (protected queues, group sections, exactly-once redrive).
+   */
+  QueueManager manager() {
+    return manager;
   }
 
   Instant now() {
@@ -128,6 +136,28 @@ final class StoreSession implements AutoCloseable {
       return Optional.of(log.read(queue, tail - 1));
     } catch (OffsetOutOfRangeException e) {
       return Optional.empty(); // truncated since, or in a recovery gap
+    }
+  }
+
+  /**
+   * The first offset of {@code queue} whose message was appended at or after {@code time}: the
+   * store's time lookup (which may answer early), then a scan forward to the exact message. The
+   * tail when none is.
+   */
+  long offsetAt(String queue, Instant time) {
+    DurableQueueStore log = log();
+    long at = log.timeOffset(queue, time).orElse(log.head(queue));
+    while (true) {
+      List<Message> batch = log.readBatch(queue, at, 512);
+      if (batch.isEmpty()) {
+        return log.tail(queue);
+      }
+      for (Message m : batch) {
+        if (m.createdAt() == null || !m.createdAt().isBefore(time)) {
+          return m.offset();
+        }
+      }
+      at = batch.get(batch.size() - 1).offset() + 1;
     }
   }
 

@@ -50,10 +50,10 @@ final class FixtureStore implements AutoCloseable {
    * opening every other store the ordinary way.
    */
   static StoreOpener serving(Storage storage) {
-    return spec ->
+    return (spec, writable) ->
         spec.type().equals("memory")
             ? unclosable(storage)
-            : StoreOpener.existingStores().open(spec);
+            : StoreOpener.existingStores().open(spec, writable);
   }
 
   private static Storage unclosable(Storage storage) {

@@ -168,7 +168,8 @@ final class DeadLetterRedrive {
       throw new RedriveRefusedException(
           dlq, offset, "the target is the dead-letter queue itself (expected another queue)");
     }
-    administration.refuseIfProtected(administration.get(target), "a dead-letter redrive");
+    administration.refuseIfProtected(
+        administration.get(target), "a protected queue cannot be a dead-letter redrive target");
     return true;
   }
 

@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.ProtectedQueueMutationException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
@@ -52,14 +53,26 @@ final class QueueAdministration {
    * reserved (the shape every protected stream has, also when no contract is declared here, as in a
    * manager an operator tool opens).
    *
+   * @param refusal what is refused, as a sentence ({@code a protected queue cannot be purged})
    * @throws ProtectedQueueMutationException if the queue is protected
    */
-  void refuseIfProtected(QueueConfig stored, String action) {
+  void refuseIfProtected(QueueConfig stored, String refusal) {
     if (stored.reserved() || registry.contractOf(stored.name()) != null) {
       throw new ProtectedQueueMutationException(
-          stored.name(),
-          "a protected queue cannot be the target of " + action + " (its contract owns it)");
+          stored.name(), refusal + " (its protected contract owns it)");
     }
+  }
+
+  /** {@link QueueManager#deleteConsumerGroup}. */
+  void deleteGroup(String queue, String group) {
+    state.ensureUsable();
+    Objects.requireNonNull(group, "group");
+    refuseIfProtected(get(queue), "the groups of a protected queue cannot be deleted");
+    if (groups.group(queue, group).isEmpty()) {
+      throw new GroupNotFoundException(queue, group);
+    }
+    groups.deleteGroup(queue, group);
+    LOG.info("deleted consumer group {} of queue {}", group, queue);
   }
 
   /** {@link QueueManager#purgeQueue}. */
@@ -70,7 +83,7 @@ final class QueueAdministration {
     guard.lock();
     try {
       QueueConfig stored = get(name);
-      refuseIfProtected(stored, "a purge");
+      refuseIfProtected(stored, "a protected queue cannot be purged");
       try {
         long before = queues.count(name);
         queues.truncate(name, queues.tail(name));

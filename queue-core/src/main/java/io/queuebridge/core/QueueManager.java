@@ -343,6 +343,20 @@ public final class QueueManager {
   }
 
   /**
+   * Deletes one consumer group of a queue with its cursor, pending claims and members (deliveries
+   * still held can no longer be settled). The same as {@link ConsumerGroups#deleteGroup}, with the
+   * operator's checks: the group must exist and the queue must not be protected.
+   *
+   * @throws ProtectedQueueMutationException if the queue is protected: nothing deleted
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws io.queuebridge.core.errors.GroupNotFoundException if the queue has no such group
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public void deleteConsumerGroup(String queue, String group) {
+    administration.deleteGroup(queue, group);
+  }
+
+  /**
    * Moves dead letters back to the queue they came from (their {@link
    * MessageProperties#DLQ_ORIGINAL_QUEUE}) or to the request's target, exactly once: a redrive
    * stopped at any point (a kill included) and run again with the same target neither loses nor
