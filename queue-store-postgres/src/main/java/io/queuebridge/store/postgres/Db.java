@@ -158,11 +158,6 @@ final class Db implements AutoCloseable {
     return config;
   }
 
-  /** Whether the pool was opened read-only. */
-  boolean readOnly() {
-    return readOnly;
-  }
-
   /**
    * @throws StoreClosedException if the store was closed
    */
