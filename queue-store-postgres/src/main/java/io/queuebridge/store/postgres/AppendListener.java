@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * the bound on every wait step. When the listener connection fails, every waiter is woken and the
  * thread reconnects with a back-off.
  *
+ * <p>The listener of a read-only store ({@link PostgresStoreProvider#openReadOnly}) makes its
+ * session read-only before {@code LISTEN} (which a read-only session may run): it only ever
+ * receives notifications, and the server would refuse anything else.
+ *
  * <p>Thread-safe.
  */
 final class AppendListener implements AutoCloseable {
@@ -49,13 +53,15 @@ final class AppendListener implements AutoCloseable {
   }
 
   private final PostgresConfig config;
+  private final boolean readOnly;
   private final ConcurrentMap<String, Waiters> waiters = new ConcurrentHashMap<>();
   private final Thread thread;
   private volatile boolean closed;
   private volatile Connection connection;
 
-  AppendListener(PostgresConfig config) {
+  AppendListener(PostgresConfig config, boolean readOnly) {
     this.config = config;
+    this.readOnly = readOnly;
     this.thread = new Thread(this::loop, "queuebridge-pg-listener-" + config.schema());
     this.thread.setDaemon(true);
   }
@@ -83,7 +89,7 @@ final class AppendListener implements AutoCloseable {
   }
 
   private Connection connect() throws SQLException {
-    Properties p = Db.driverProperties(config);
+    Properties p = Db.driverProperties(config, readOnly);
     if (config.user() != null) {
       p.setProperty("user", config.user());
     }
@@ -92,6 +98,10 @@ final class AppendListener implements AutoCloseable {
     }
     Connection c = DriverManager.getConnection(config.url(), p);
     try (Statement st = c.createStatement()) {
+      if (readOnly) {
+        st.execute(Db.READ_ONLY_SESSION);
+        c.setReadOnly(true);
+      }
       st.execute("LISTEN " + config.channel()); // channel: validated identifier
     } catch (SQLException e) {
       c.close();

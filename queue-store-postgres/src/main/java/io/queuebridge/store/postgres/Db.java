@@ -3,7 +3,9 @@ package io.queuebridge.store.postgres;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.errors.StoreClosedException;
+import io.queuebridge.core.errors.StoreNotFoundException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,6 +26,14 @@ import java.util.function.Supplier;
  * uses a connection and a transaction of its own (for the durable appends, whose commit is their
  * durability barrier).
  *
+ * <p><b>Read-only.</b> A pool opened read-only ({@link PostgresStoreProvider#openReadOnly}) marks
+ * every connection read-only twice: the session's default ({@code SET SESSION CHARACTERISTICS AS
+ * TRANSACTION READ ONLY}, run once per new connection), so the server refuses any write, in
+ * autocommit mode too; and the JDBC flag ({@link Connection#setReadOnly}), so the driver begins
+ * each transaction {@code READ ONLY}. {@link #write}, {@link #writeOwn} and {@link #atomically}
+ * then refuse before borrowing a connection; reads run as above, and {@link #snapshot} stands in
+ * for {@code atomically}.
+ *
  * <p><b>Errors.</b> {@link SQLException}s become {@link QueueStoreException} when a retry may pass
  * (connection failures, serialisation failures, deadlocks, pool timeouts, shutdowns), {@link
  * StoreClosedException} once the store is closed, and {@link QueueStoreException} otherwise.
@@ -39,15 +49,27 @@ final class Db implements AutoCloseable {
     T run(Connection c) throws SQLException;
   }
 
+  /** The session default of every connection of a read-only pool. */
+  static final String READ_ONLY_SESSION = "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY";
+
   private final PostgresConfig config;
+  private final boolean readOnly;
   private final HikariDataSource pool;
   private final ThreadLocal<Connection> bound = new ThreadLocal<>();
   private volatile boolean closed;
 
-  Db(PostgresConfig config) {
+  /**
+   * Starts the pool.
+   *
+   * @param readOnly whether every connection is read-only (see the class javadoc)
+   * @throws StoreNotFoundException if {@code readOnly} and the database does not exist
+   * @throws QueueStoreException if the server cannot be reached or refuses the login
+   */
+  Db(PostgresConfig config, boolean readOnly) {
     this.config = config;
+    this.readOnly = readOnly;
     HikariConfig hc = new HikariConfig();
-    hc.setPoolName("queuebridge-" + config.schema());
+    hc.setPoolName((readOnly ? "queuebridge-ro-" : "queuebridge-") + config.schema());
     hc.setJdbcUrl(config.url());
     if (config.user() != null) {
       hc.setUsername(config.user());
@@ -60,8 +82,12 @@ final class Db implements AutoCloseable {
     hc.setAutoCommit(true);
     hc.setConnectionTimeout(config.connectTimeoutMs());
     hc.setInitializationFailTimeout(config.connectTimeoutMs());
-    hc.setDataSourceProperties(driverProperties(config));
-    failFastOnRefusal(config);
+    if (readOnly) {
+      hc.setReadOnly(true);
+      hc.setConnectionInitSql(READ_ONLY_SESSION);
+    }
+    hc.setDataSourceProperties(driverProperties(config, readOnly));
+    failFastOnRefusal(config, readOnly);
     try {
       this.pool = new HikariDataSource(hc);
     } catch (RuntimeException e) {
@@ -79,10 +105,12 @@ final class Db implements AutoCloseable {
    * connect.timeout.ms}, holding up a Connect validation that long. Any other failure (the server
    * not up yet, say) is left to the pool's retries.
    *
+   * @throws StoreNotFoundException if {@code readOnly} and the database does not exist (SQLSTATE
+   *     3D000): a read-only open names no existing store then
    * @throws QueueStoreException if the server refused the connection for good
    */
-  private static void failFastOnRefusal(PostgresConfig config) {
-    Properties p = driverProperties(config);
+  private static void failFastOnRefusal(PostgresConfig config, boolean readOnly) {
+    Properties p = driverProperties(config, readOnly);
     if (config.user() != null) {
       p.setProperty("user", config.user());
     }
@@ -93,6 +121,11 @@ final class Db implements AutoCloseable {
       java.sql.DriverManager.getConnection(config.url(), p).close(); // accepted: the pool will be
     } catch (SQLException e) {
       String state = e.getSQLState();
+      if (readOnly && "3D000".equals(state)) {
+        throw new StoreNotFoundException(
+            config.description(),
+            "the database does not exist (" + rootMessage(e) + ", SQLSTATE " + state + ")");
+      }
       if (state != null && (state.startsWith("28") || state.startsWith("3D"))) {
         throw new QueueStoreException(
             null,
@@ -108,11 +141,14 @@ final class Db implements AutoCloseable {
     }
   }
 
-  /** Driver settings every connection of the store gets (the listener's too). */
-  static Properties driverProperties(PostgresConfig config) {
+  /**
+   * Driver settings every connection of the store gets (the listener's too); a read-only store's
+   * connections are named {@code queue-bridge read-only} in {@code pg_stat_activity}.
+   */
+  static Properties driverProperties(PostgresConfig config, boolean readOnly) {
     Properties p = new Properties();
     p.setProperty("reWriteBatchedInserts", "true");
-    p.setProperty("ApplicationName", "queue-bridge");
+    p.setProperty("ApplicationName", readOnly ? "queue-bridge read-only" : "queue-bridge");
     p.setProperty("connectTimeout", Long.toString(Math.max(1, config.connectTimeoutMs() / 1000)));
     p.setProperty("tcpKeepAlive", "true");
     return p;
@@ -154,19 +190,63 @@ final class Db implements AutoCloseable {
     if (bound.get() != null) {
       return run(queue, bound.get(), work);
     }
-    return writeOwn(
+    return transaction(
         queue,
         c -> {
-          try (java.sql.Statement st = c.createStatement()) {
-            st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
-          }
+          readOnlySnapshot(c);
           return work.run(c);
         });
+  }
+
+  private static void readOnlySnapshot(Connection c) throws SQLException {
+    try (java.sql.Statement st = c.createStatement()) {
+      st.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    }
+  }
+
+  /**
+   * The read-only stand-in for {@link #atomically}: runs {@code body} in one REPEATABLE READ READ
+   * ONLY transaction bound to the thread, taking no lock, so the body's reads agree with each other
+   * and never hold up a writer. Nested calls join the outer transaction.
+   */
+  <T> T snapshot(String queue, Supplier<T> body) {
+    checkOpen();
+    if (bound.get() != null) {
+      return body.get();
+    }
+    try (Connection c = connection(queue)) {
+      c.setAutoCommit(false);
+      bound.set(c);
+      try {
+        readOnlySnapshot(c);
+        T result = body.get();
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException | Error e) {
+        rollbackQuietly(c, e);
+        throw e;
+      } finally {
+        bound.remove();
+      }
+    } catch (SQLException e) {
+      throw translate(queue, e);
+    }
+  }
+
+  /**
+   * @throws ReadOnlyStoreException if the pool is read-only: a guard under the read-only views,
+   *     which refuse every change before it gets here
+   */
+  private void checkWritable() {
+    if (readOnly) {
+      throw new ReadOnlyStoreException(config.description(), "a write transaction");
+    }
   }
 
   /** Runs {@code work} in a transaction of its own and commits it, or in the bound transaction. */
   <T> T write(String queue, Work<T> work) {
     checkOpen();
+    checkWritable();
     Connection c = bound.get();
     if (c != null) {
       return run(queue, c, work);
@@ -176,6 +256,13 @@ final class Db implements AutoCloseable {
 
   /** Runs {@code work} in a transaction of its own and commits it, even inside atomically. */
   <T> T writeOwn(String queue, Work<T> work) {
+    checkOpen();
+    checkWritable();
+    return transaction(queue, work);
+  }
+
+  /** Runs {@code work} in a transaction of its own and commits it. */
+  private <T> T transaction(String queue, Work<T> work) {
     checkOpen();
     try (Connection c = connection(queue)) {
       c.setAutoCommit(false);
@@ -205,6 +292,7 @@ final class Db implements AutoCloseable {
    */
   <T> T atomically(String queue, String groupId, Supplier<T> body) {
     checkOpen();
+    checkWritable();
     Connection outer = bound.get();
     if (outer != null) {
       run(queue, outer, c -> lockGroup(c, queue, groupId));

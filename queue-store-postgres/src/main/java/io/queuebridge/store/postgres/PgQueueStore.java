@@ -41,7 +41,8 @@ import java.util.function.Supplier;
  * <p><b>Reads</b> run in autocommit mode and see only committed data; {@link #truncate} is exact
  * (the head moves in one short transaction, the rows below it are deleted right after); {@link
  * #timeOffset} is exact; {@link #sizeOffset} is exact for the store's size measure, the encoded
- * body length of each message. {@link #awaitAppend} sleeps on a local condition woken by {@link
+ * body length of each message, and {@link #bytes} is the retained total of that measure (two
+ * primary-key lookups). {@link #awaitAppend} sleeps on a local condition woken by {@link
  * AppendListener} (LISTEN/NOTIFY), re-checking at least every {@code poll.interval.ms}.
  *
  * <p><b>Topic index.</b> {@link #findMatchingQueues} keeps a {@link TopicIndex} rebuilt whenever
@@ -513,7 +514,14 @@ final class PgQueueStore implements DurableQueueStore {
         queue, "id, head, tail", rs -> new QueueRow(rs.getLong(1), rs.getLong(2), rs.getLong(3)));
   }
 
-  /** Exact: the head moves to {@code min(max(head, minOffset), tail)}. */
+  /**
+   * Exact: the head moves to {@code min(max(head, minOffset), tail)} and exactly the rows below the
+   * new head are deleted, nothing at or above it. The head moves in one short transaction (from
+   * then on the rows below it are unreadable, and {@link #bytes} no longer counts them); the rows
+   * are deleted in a second one right after, or in the bound transaction inside {@code atomically}.
+   * A crash between the two leaves unreadable rows below the head, which the next truncation of the
+   * queue deletes.
+   */
   @Override
   public void truncate(String queue, long minOffset) {
     Objects.requireNonNull(queue, "queue");
@@ -587,6 +595,43 @@ final class PgQueueStore implements DurableQueueStore {
             ps -> {
               ps.setLong(1, budget);
               return 2;
+            }));
+  }
+
+  /**
+   * The encoded length of the retained messages (offsets {@code head .. tail - 1}), the measure
+   * {@link #sizeOffset} uses: row overhead, indexes and TOAST compression are not counted. One
+   * statement, two primary-key lookups whatever the queue's size: {@code queues.total_bytes} is the
+   * running total of every byte ever appended to the queue, and {@code messages.bytes_before} of
+   * the head message the total before it, so their difference is what is retained. Both columns are
+   * part of schema version 1 and are maintained by the appends themselves, in their transaction;
+   * {@link #truncate} changes neither (it moves the head). Never negative.
+   *
+   * @throws QueueNotFoundException if there is no such queue
+   */
+  @Override
+  public OptionalLong bytes(String queue) {
+    Objects.requireNonNull(queue, "queue");
+    return OptionalLong.of(
+        db.read(
+            queue,
+            c -> {
+              try (PreparedStatement ps =
+                  c.prepareStatement(
+                      "SELECT GREATEST(0, q.total_bytes - COALESCE((SELECT m.bytes_before FROM "
+                          + s
+                          + ".messages m WHERE m.queue_id = q.id AND m.off = q.head"
+                          + " AND q.head < q.tail), q.total_bytes)) FROM "
+                          + s
+                          + ".queues q WHERE q.name = ?")) {
+                ps.setString(1, queue);
+                try (ResultSet rs = ps.executeQuery()) {
+                  if (!rs.next()) {
+                    throw new QueueNotFoundException(queue);
+                  }
+                  return rs.getLong(1);
+                }
+              }
             }));
   }
 

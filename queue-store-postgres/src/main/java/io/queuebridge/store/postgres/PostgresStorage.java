@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * local}. Otherwise {@code supportsDurableSync()} is false, the description says so, and a warning
  * is logged once.
  *
+ * <p><b>Read-only</b> ({@link #openReadOnly}): a pool of read-only sessions, a read-only listener,
+ * and the read-only views {@link ReadOnlyQueueStore} and {@link ReadOnlyGroupStore} over the same
+ * two halves. Its only thread is the listener's (it receives notifications, nothing else), and the
+ * pool's housekeeping only opens, checks and closes connections: nothing it runs writes.
+ *
  * <p>Thread-safe. {@link #close()} is idempotent.
  */
 final class PostgresStorage implements Storage {
@@ -33,8 +38,8 @@ final class PostgresStorage implements Storage {
 
   private final Db db;
   private final AppendListener listener;
-  private final PgQueueStore queues;
-  private final PgGroupStore groups;
+  private final DurableQueueStore queues;
+  private final ConsumerGroupStore groups;
   private final String description;
   private final Object closeLock = new Object();
   private boolean closed;
@@ -49,13 +54,23 @@ final class PostgresStorage implements Storage {
     this.groups = new PgGroupStore(db, description);
   }
 
+  /** A read-only storage over {@code db} (a read-only pool). */
+  private PostgresStorage(Db db, AppendListener listener) {
+    this.db = db;
+    this.listener = listener;
+    this.description = db.config().description() + " (read-only)";
+    PgQueueStore reads = new PgQueueStore(db, listener, false, description, this::close);
+    this.queues = new ReadOnlyQueueStore(reads, db, description);
+    this.groups = new ReadOnlyGroupStore(new PgGroupStore(db, description), db, description);
+  }
+
   /**
    * Connects, migrates the schema and starts the listener.
    *
    * @throws QueueStoreException if the database is unreachable or its schema is newer than ours
    */
   static PostgresStorage open(PostgresConfig config) {
-    Db db = new Db(config);
+    Db db = new Db(config, false);
     AppendListener listener = null;
     try {
       String[] sync =
@@ -76,7 +91,7 @@ final class PostgresStorage implements Storage {
             sync[0],
             sync[1]);
       }
-      listener = new AppendListener(config);
+      listener = new AppendListener(config, false);
       try {
         listener.start();
       } catch (SQLException e) {
@@ -92,6 +107,48 @@ final class PostgresStorage implements Storage {
       db.close();
       throw e;
     }
+  }
+
+  /**
+   * Connects read-only, checks the schema without changing anything ({@link Schema#check}, in one
+   * read-only snapshot) and starts a read-only listener.
+   *
+   * @throws io.queuebridge.core.errors.StoreNotFoundException if the database, the schema or one of
+   *     its tables does not exist
+   * @throws QueueStoreException if the database is unreachable or its schema version is not this
+   *     code's
+   */
+  static PostgresStorage openReadOnly(PostgresConfig config) {
+    Db db = new Db(config, true);
+    AppendListener listener = null;
+    try {
+      db.readSnapshot(
+          null,
+          c -> {
+            Schema.check(c, config);
+            return null;
+          });
+      listener = new AppendListener(config, true);
+      try {
+        listener.start();
+      } catch (SQLException e) {
+        throw db.translate(null, e);
+      }
+      PostgresStorage s = new PostgresStorage(db, listener);
+      log.info("opened postgres store {}", s.description);
+      return s;
+    } catch (RuntimeException e) {
+      if (listener != null) {
+        listener.close();
+      }
+      db.close();
+      throw e;
+    }
+  }
+
+  /** The pool, for tests of this package. */
+  Db db() {
+    return db;
   }
 
   private static String show(Connection c, String setting) throws SQLException {

@@ -20,7 +20,7 @@ import java.util.Map;
  *   <tr><td>{@code password}</td><td>(none)</td><td>its password; never logged, never in a
  *       description or an error</td></tr>
  *   <tr><td>{@code schema}</td><td>{@code queuebridge}</td><td>the schema holding the store's
- *       tables, created on first open; 1 to 48 of {@code [a-z0-9_]}, not starting with a
+ *       tables, created on first (writable) open; 1 to 48 of {@code [a-z0-9_]}, not starting with a
  *       digit</td></tr>
  *   <tr><td>{@code pool.size}</td><td>4</td><td>pooled connections, 1 .. 64 (plus one dedicated
  *       listener connection)</td></tr>
@@ -72,5 +72,36 @@ public final class PostgresStoreProvider implements QueueStoreProvider {
   @Override
   public Storage open(Map<String, String> config) {
     return PostgresStorage.open(PostgresConfig.parse(config));
+  }
+
+  /**
+   * Opens an existing store read-only, beside writers in this and other processes. Validates like
+   * {@link #open}; then reads the catalog and {@code schema_version} in one read-only transaction
+   * and creates, migrates and locks nothing, not even the migration lock.
+   *
+   * <p>Every connection of the store is read-only at the server (its session default is {@code READ
+   * ONLY}, so a write would be refused in autocommit mode too) and for the driver; reads are the
+   * writable store's own statements, each seeing what was committed before it (multi-row group
+   * reads one REPEATABLE READ snapshot), so appends, claims, acknowledgements and truncations by
+   * any writer show from the next call on. Every change ({@code append}, {@code createGroup},
+   * {@code claimPending}, ...) throws {@link io.queuebridge.core.errors.ReadOnlyStoreException}
+   * before reaching the database. {@code awaitAppend} is woken by the writers' notifications
+   * through a read-only {@code LISTEN} session, and re-checks at least every {@code
+   * poll.interval.ms}; {@code atomically} runs its body in one read-only snapshot and takes no
+   * lock; {@code supportsDurableSync()} is false.
+   *
+   * <p>The role needs only {@code CONNECT} on the database, {@code USAGE} on the schema and {@code
+   * SELECT} on its tables.
+   *
+   * @throws io.queuebridge.core.errors.InvalidConfigException for a bad key
+   * @throws io.queuebridge.core.errors.StoreNotFoundException if the database or the schema does
+   *     not exist, or the schema lacks one of the store's tables (the message names the store,
+   *     without its password, and what is missing)
+   * @throws io.queuebridge.core.errors.QueueStoreException if the database cannot be reached, or
+   *     the schema version is newer than this code (or older: a writable open migrates it)
+   */
+  @Override
+  public Storage openReadOnly(Map<String, String> config) {
+    return PostgresStorage.openReadOnly(PostgresConfig.parse(config));
   }
 }

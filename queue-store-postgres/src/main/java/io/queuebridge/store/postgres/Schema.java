@@ -1,11 +1,15 @@
 package io.queuebridge.store.postgres;
 
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.errors.StoreNotFoundException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The store's tables, created and migrated on open (see {@link #migrate}).
@@ -15,6 +19,11 @@ import java.util.List;
  * transaction-scoped advisory lock, so several workers opening the store at once are safe: the
  * first migrates, the others wait and then find nothing to do. A schema whose version is newer than
  * this code knows is refused with a message naming both versions; nothing is changed.
+ *
+ * <p><b>Read-only opens</b> ({@link #check}) never create or migrate anything: they look the
+ * schema, its tables and its version up in the catalog and refuse a schema that is missing, lacks a
+ * table, or has another version than this code (a newer one as above; an older one would need the
+ * writable open to migrate it first).
  *
  * <p><b>Layout (version 1).</b> One set of tables per store schema, not per queue, each keyed by
  * the queue's row id ({@code queues.id}, a new id for each incarnation of a name, so a deleted and
@@ -29,6 +38,18 @@ import java.util.List;
 final class Schema {
   /** The layout version this code writes. */
   static final int VERSION = 1;
+
+  /** The tables of a schema at {@link #VERSION}, {@code schema_version} included. */
+  static final Set<String> TABLES =
+      Set.of(
+          "schema_version",
+          "catalog",
+          "queues",
+          "messages",
+          "checkpoints",
+          "groups",
+          "pending",
+          "consumers");
 
   /** Key of the advisory lock that serialises migrations (any schema of any database). */
   private static final long MIGRATION_LOCK = 0x5142_5343_4845_4D41L; // "QBSCHEMA"
@@ -109,15 +130,7 @@ final class Schema {
         }
       }
       if (found > VERSION) {
-        throw new QueueStoreException(
-            null,
-            "the postgres store "
-                + config.description()
-                + " has schema version "
-                + found
-                + ", newer than this Queue Bridge understands ("
-                + VERSION
-                + "); upgrade Queue Bridge or use another schema");
+        throw newer(config, found);
       }
       for (int v = found + 1; v <= VERSION; v++) {
         for (String sql : migration(v, s)) {
@@ -135,6 +148,106 @@ final class Schema {
       throw e;
     } finally {
       c.setAutoCommit(autoCommit);
+    }
+  }
+
+  private static QueueStoreException newer(PostgresConfig config, int found) {
+    return new QueueStoreException(
+        null,
+        "the postgres store "
+            + config.description()
+            + " has schema version "
+            + found
+            + ", newer than this Queue Bridge understands ("
+            + VERSION
+            + "); upgrade Queue Bridge or use another schema");
+  }
+
+  /**
+   * Checks, reading only the catalog and {@code schema_version}, that the configured schema holds a
+   * store this code can read as it is. Creates, migrates and locks nothing; run it in a read-only
+   * transaction.
+   *
+   * @throws StoreNotFoundException if the schema does not exist, holds no {@code schema_version}
+   *     table or version, or lacks one of the {@link #TABLES}
+   * @throws QueueStoreException if the schema version is newer than this code, or older (a writable
+   *     open migrates it)
+   */
+  static void check(Connection c, PostgresConfig config) throws SQLException {
+    String s = config.schema();
+    String store = config.description();
+    Set<String> present = new TreeSet<>();
+    boolean schemaExists;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT c.relname FROM pg_namespace n LEFT JOIN pg_class c ON c.relnamespace = n.oid"
+                + " AND c.relkind IN ('r', 'p') WHERE n.nspname = ?")) {
+      ps.setString(1, s);
+      try (ResultSet rs = ps.executeQuery()) {
+        schemaExists = false;
+        while (rs.next()) {
+          schemaExists = true;
+          if (rs.getString(1) != null) {
+            present.add(rs.getString(1));
+          }
+        }
+      }
+    }
+    if (!schemaExists) {
+      throw new StoreNotFoundException(
+          store,
+          "the database has no schema '" + s + "' (expected one created by a writable open)");
+    }
+    if (!present.contains("schema_version")) {
+      throw new StoreNotFoundException(
+          store,
+          "schema '"
+              + s
+              + "' has no table schema_version (found tables "
+              + present
+              + "; a Queue Bridge store has "
+              + new TreeSet<>(TABLES)
+              + ")");
+    }
+    int found = 0;
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT max(version) FROM " + s + ".schema_version")) {
+      if (rs.next()) {
+        found = rs.getInt(1); // 0 for an empty table
+      }
+    }
+    if (found == 0) {
+      throw new StoreNotFoundException(
+          store, "table " + s + ".schema_version holds no version (expected " + VERSION + ")");
+    }
+    if (found > VERSION) {
+      throw newer(config, found);
+    }
+    if (found < VERSION) {
+      throw new QueueStoreException(
+          null,
+          "the postgres store "
+              + store
+              + " has schema version "
+              + found
+              + ", older than this Queue Bridge reads ("
+              + VERSION
+              + "); a read-only open migrates nothing: open it writable once to migrate it");
+    }
+    Set<String> missing = new TreeSet<>(TABLES);
+    missing.removeAll(present);
+    if (!missing.isEmpty()) {
+      throw new StoreNotFoundException(
+          store,
+          "schema '"
+              + s
+              + "' at version "
+              + found
+              + " lacks the tables "
+              + missing
+              + " (expected all of "
+              + new TreeSet<>(TABLES)
+              + ")");
     }
   }
 }

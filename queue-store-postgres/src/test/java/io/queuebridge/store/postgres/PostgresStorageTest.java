@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.PendingEntry;
@@ -40,7 +41,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * What the postgres store promises beyond the contract kit: schema versioning and concurrent
  * openers, honest durability, wake-ups by NOTIFY across storages, transactional {@code atomically}
- * serialised across storages, and gap-free offsets with writers in two storages.
+ * serialised across storages, gap-free offsets with writers in two storages, the byte total of a
+ * queue and exact truncation.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class PostgresStorageTest {
@@ -286,6 +288,111 @@ class PostgresStorageTest {
     assertThat(read).hasSize(total);
     for (int i = 0; i < total; i++) {
       assertThat(read.get(i).offset()).isEqualTo(i);
+    }
+  }
+
+  // ---- bytes and truncation ------------------------------------------------------------------
+
+  @Test
+  void bytesIsTheEncodedSizeOfTheRetainedMessagesAndFollowsAppendsAndTruncation() throws Exception {
+    Storage storage = open();
+    var q = storage.queues();
+    q.createQueue(QueueConfig.durable("q").build());
+    q.createQueue(QueueConfig.durable("other").build());
+    assertThat(q.bytes("q")).hasValue(0);
+    q.append("other", Message.builder().value(new byte[500]).build());
+
+    long previous = 0;
+    for (int size : new int[] {10, 200, 3000, 40}) {
+      q.append("q", Message.builder().value(new byte[size]).build());
+      long now = q.bytes("q").orElseThrow();
+      assertThat(now).as("after appending %d value bytes", size).isGreaterThan(previous + size - 1);
+      assertThat(now).isEqualTo(storedSizes("q", 0));
+      previous = now;
+    }
+    q.appendBatch(
+        "q", List.of(Message.builder().value(new byte[7]).build(), Message.builder().build()));
+    assertThat(q.bytes("q")).hasValue(storedSizes("q", 0));
+    assertThat(q.sizeOffset("q", q.bytes("q").orElseThrow()))
+        .as("everything retained fits in bytes()")
+        .hasValue(0);
+
+    long whole = q.bytes("q").orElseThrow();
+    q.truncate("q", 2);
+    assertThat(q.bytes("q")).hasValue(storedSizes("q", 2));
+    assertThat(q.bytes("q").orElseThrow()).isLessThan(whole);
+    assertThat(q.sizeOffset("q", q.bytes("q").orElseThrow())).hasValue(2);
+    q.truncate("q", q.tail("q"));
+    assertThat(q.bytes("q")).hasValue(0);
+    q.append("q", Message.builder().value(new byte[64]).build());
+    assertThat(q.bytes("q")).hasValue(storedSizes("q", 0));
+    assertThat(q.bytes("other")).hasValue(storedSizes("other", 0));
+    assertThatThrownBy(() -> q.bytes("nope")).isInstanceOf(QueueNotFoundException.class);
+  }
+
+  @Test
+  void truncateRemovesExactlyTheRowsBelowMinOffset() throws Exception {
+    Storage storage = open();
+    var q = storage.queues();
+    q.createQueue(QueueConfig.durable("q").build());
+    for (int i = 0; i < 10; i++) {
+      q.append("q", Message.builder().value(new byte[] {(byte) i}).build());
+    }
+    q.truncate("q", 4);
+    assertThat(q.head("q")).isEqualTo(4);
+    assertThat(storedOffsets("q")).containsExactly(4L, 5L, 6L, 7L, 8L, 9L);
+    q.truncate("q", 2); // below the head: nothing
+    assertThat(q.head("q")).isEqualTo(4);
+    assertThat(storedOffsets("q")).containsExactly(4L, 5L, 6L, 7L, 8L, 9L);
+    q.truncate("q", 5);
+    assertThat(storedOffsets("q")).containsExactly(5L, 6L, 7L, 8L, 9L);
+    assertThat(q.read("q", 5).value()).containsExactly(5);
+    q.truncate("q", 1_000); // clamped to the tail
+    assertThat(q.head("q")).isEqualTo(10);
+    assertThat(q.tail("q")).isEqualTo(10);
+    assertThat(storedOffsets("q")).isEmpty();
+    assertThat(q.append("q", Message.builder().build())).isEqualTo(10);
+    assertThat(storedOffsets("q")).containsExactly(10L);
+  }
+
+  /** The sum of the stored body sizes of queue {@code queue} from offset {@code from}. */
+  private long storedSizes(String queue, long from) throws SQLException {
+    try (Connection c = database.connect();
+        java.sql.PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT coalesce(sum(m.size), 0), coalesce(sum(length(m.body)), 0) FROM "
+                    + schema
+                    + ".messages m JOIN "
+                    + schema
+                    + ".queues q ON q.id = m.queue_id WHERE q.name = ? AND m.off >= ?")) {
+      ps.setString(1, queue);
+      ps.setLong(2, from);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        assertThat(rs.getLong(1)).as("size column = body length").isEqualTo(rs.getLong(2));
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /** The offsets of every stored row of queue {@code queue}, readable or not. */
+  private List<Long> storedOffsets(String queue) throws SQLException {
+    try (Connection c = database.connect();
+        java.sql.PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT m.off FROM "
+                    + schema
+                    + ".messages m JOIN "
+                    + schema
+                    + ".queues q ON q.id = m.queue_id WHERE q.name = ? ORDER BY m.off")) {
+      ps.setString(1, queue);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<Long> out = new ArrayList<>();
+        while (rs.next()) {
+          out.add(rs.getLong(1));
+        }
+        return out;
+      }
     }
   }
 

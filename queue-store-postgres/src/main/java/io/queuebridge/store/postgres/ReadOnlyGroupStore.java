@@ -1,0 +1,192 @@
+package io.queuebridge.store.postgres;
+
+import io.queuebridge.core.errors.ReadOnlyStoreException;
+import io.queuebridge.core.store.ConsumerGroupState;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.PendingEntry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The consumer-group half of a read-only {@link PostgresStorage}: reads go to the {@link
+ * PgGroupStore} of a read-only pool, every change throws {@link ReadOnlyStoreException} before it
+ * reaches the database. Every method of the interface is declared here, none inherited (see {@link
+ * ReadOnlyQueueStore}).
+ *
+ * <p><b>{@link #atomically}</b> takes no lock: holding a group's advisory lock would hold up the
+ * writers of that group. It runs the body in one REPEATABLE READ READ ONLY transaction bound to the
+ * thread, so every read the body makes through this storage sees the same committed state (the one
+ * of the body's first read); a change the body attempts is refused like any other.
+ *
+ * <p>Thread-safe.
+ */
+final class ReadOnlyGroupStore implements ConsumerGroupStore {
+  private final PgGroupStore reads;
+  private final Db db;
+  private final String description;
+
+  ReadOnlyGroupStore(PgGroupStore reads, Db db, String description) {
+    this.reads = reads;
+    this.db = db;
+    this.description = description;
+  }
+
+  private ReadOnlyStoreException refused(String operation, String queue, String groupId) {
+    return ReadOnlyViews.refusal(db, operation, queue, groupId);
+  }
+
+  private ReadOnlyStoreException refused(String operation, ConsumerGroupState group) {
+    return group == null
+        ? refused(operation, null, null)
+        : refused(operation, group.queue(), group.id());
+  }
+
+  /** One read-only snapshot, no lock; see the class javadoc. */
+  @Override
+  public <T> T atomically(String queue, String groupId, Supplier<T> body) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(body, "body");
+    return db.snapshot(queue, body);
+  }
+
+  // ---- changes: refused ----------------------------------------------------------------------
+
+  @Override
+  public void createGroup(ConsumerGroupState group) {
+    throw refused("createGroup", group);
+  }
+
+  @Override
+  public void updateGroup(ConsumerGroupState group) {
+    throw refused("updateGroup", group);
+  }
+
+  @Override
+  public void deleteGroup(String queue, String groupId) {
+    throw refused("deleteGroup", queue, groupId);
+  }
+
+  @Override
+  public void addPending(String queue, String groupId, PendingEntry entry) {
+    throw refused("addPending", queue, groupId);
+  }
+
+  @Override
+  public void removePending(String queue, String groupId, String consumerId, long offset) {
+    throw refused("removePending", queue, groupId);
+  }
+
+  @Override
+  public void updatePending(String queue, String groupId, PendingEntry entry) {
+    throw refused("updatePending", queue, groupId);
+  }
+
+  @Override
+  public PendingEntry transferPending(
+      String queue,
+      String groupId,
+      long offset,
+      String from,
+      String to,
+      Instant now,
+      Duration visibility) {
+    throw refused("transferPending", queue, groupId);
+  }
+
+  @Override
+  public void claimPending(
+      String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
+    throw refused("claimPending", queue, groupId);
+  }
+
+  @Override
+  public long acknowledgePending(
+      String queue,
+      String groupId,
+      String consumerId,
+      long offset,
+      int deliveryCount,
+      Instant now) {
+    throw refused("acknowledgePending", queue, groupId);
+  }
+
+  @Override
+  public long acknowledgeAllPending(
+      String queue,
+      String groupId,
+      String consumerId,
+      long[] offsets,
+      int[] deliveryCounts,
+      boolean[] removed,
+      Instant now) {
+    throw refused("acknowledgeAllPending", queue, groupId);
+  }
+
+  @Override
+  public void updateCursor(String queue, String groupId, long cursor, Instant now) {
+    throw refused("updateCursor", queue, groupId);
+  }
+
+  @Override
+  public void updateCommitted(String queue, String groupId, long committed, Instant now) {
+    throw refused("updateCommitted", queue, groupId);
+  }
+
+  @Override
+  public void registerConsumer(String queue, String groupId, ConsumerInfo consumer) {
+    throw refused("registerConsumer", queue, groupId);
+  }
+
+  @Override
+  public void unregisterConsumer(String queue, String groupId, String consumerId) {
+    throw refused("unregisterConsumer", queue, groupId);
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  @Override
+  public Optional<ConsumerGroupState> findGroup(String queue, String groupId) {
+    return reads.findGroup(queue, groupId);
+  }
+
+  @Override
+  public ConsumerGroupState getGroup(String queue, String groupId) {
+    return reads.getGroup(queue, groupId);
+  }
+
+  @Override
+  public List<ConsumerGroupState> listGroups(String queue) {
+    return reads.listGroups(queue);
+  }
+
+  @Override
+  public Optional<PendingEntry> findPending(String queue, String groupId, long offset) {
+    return reads.findPending(queue, groupId, offset);
+  }
+
+  @Override
+  public List<PendingEntry> getPending(String queue, String groupId, String consumerId) {
+    return reads.getPending(queue, groupId, consumerId);
+  }
+
+  @Override
+  public List<PendingEntry> getAllPending(String queue, String groupId) {
+    return reads.getAllPending(queue, groupId);
+  }
+
+  @Override
+  public List<ConsumerInfo> listConsumers(String queue, String groupId) {
+    return reads.listConsumers(queue, groupId);
+  }
+
+  @Override
+  public String toString() {
+    return description;
+  }
+}
