@@ -6,9 +6,9 @@ import io.queuebridge.core.QueueConfig;
 import java.util.Locale;
 
 /**
- * One queue as {@code queues} lists it. Null is "not available": {@code bytes} always (the store
- * API reports no byte size), the offsets and the age of an empty queue, the age when the store does
- * not stamp when it accepted a message.
+ * One queue as {@code queues} lists it. Null is "not available": {@code bytes} when the store
+ * reports no byte size, the offsets and the age of an empty queue, the age when the store does not
+ * stamp when it accepted a message.
  *
  * @param name the queue's name
  * @param type {@code classic} or {@code stream}
@@ -17,7 +17,8 @@ import java.util.Locale;
  *     reserved (its deletion is refused); the contract itself is registered by the process that
  *     writes the stream and is not stored
  * @param messages {@code tail - head}
- * @param bytes not available: null
+ * @param bytes what the queue's messages occupy in the store, as the store counts it (file: its
+ *     segment files; memory: keys, values and headers; postgres: the encoded messages)
  * @param firstOffset the head, when the queue holds messages
  * @param lastOffset {@code tail - 1}, when the queue holds messages
  * @param oldestAgeMs how long ago the store accepted the oldest readable message
@@ -65,7 +66,7 @@ record QueueRow(
         queue.durable(),
         queue.reserved(),
         tail - head,
-        null,
+        session.log().bytes(name).stream().boxed().findFirst().orElse(null),
         empty ? null : head,
         empty ? null : tail - 1,
         oldestAgeMs,

@@ -15,8 +15,9 @@ import picocli.CommandLine.Command;
       "Lists the store's queues and streams.",
       "",
       "For each: type, durability, the PROTECTED (reserved) flag, how many messages it holds and"
-          + " their offsets, the age of the oldest message, and how many consumer groups read it."
-          + " BYTES is not available from the store (-).",
+          + " their offsets, the bytes they occupy in the store (as the store counts them: file"
+          + " segments, memory payloads, postgres encoded messages), the age of the oldest message,"
+          + " and how many consumer groups read it.",
       ""
     },
     footer = {
