@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code bin/queue-bridge}: the operator command line. Every command reads a store named by a
  * connector config file or by the provider's keys ({@link StoreOptions}) and prints a table, or
- * JSON with {@code -o json}.
+ * JSON with {@code -o json}; {@code lag} also asks Kafka (and Connect) how far the connectors are.
  *
  * <p>Exit status: {@value #OK} success, {@value #FAILED} failure (a one-line error on stderr naming
  * what was wrong), {@value #USAGE} usage error.
@@ -29,11 +29,12 @@ import picocli.CommandLine.Spec;
       DescribeCommand.class,
       GroupsCommand.class,
       PendingCommand.class,
-      TailCommand.class
+      TailCommand.class,
+      LagCommand.class
     },
     description = {
       "Inspects the queues, consumer groups, pending entries and messages of a Queue Bridge"
-          + " store. The commands only read.",
+          + " store, and how far behind the connectors are (lag). The commands only read.",
       ""
     },
     footer = {
@@ -45,6 +46,7 @@ import picocli.CommandLine.Spec;
       "  queue-bridge queues --config sink.json",
       "  queue-bridge describe orders --store-type file --store path=/var/lib/queue-bridge",
       "  queue-bridge groups jobs --config source.json -o json",
+      "  queue-bridge lag --config sink.json --bootstrap-server kafka:9092",
       "",
       "Exit status: 0 success, 1 failure (one line on stderr says what), 2 usage error."
     })
