@@ -54,7 +54,7 @@ import picocli.CommandLine.Spec;
     name = "lag",
     mixinStandardHelpOptions = true,
     description = {
-      "Shows how far behind each hop of a bridge is: topic -> sink -> stream -> source -> topic.",
+      "Shows how far behind each hop of a bridge is (topic, sink, stream, source).",
       "",
       "Sink rows, one per partition of the sink's topics (topics or topics.regex in --config): END"
           + " is the partition's log-end offset; COMMITTED the offset committed by the sink's"
