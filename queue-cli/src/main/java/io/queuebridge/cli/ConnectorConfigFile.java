@@ -8,6 +8,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,16 +26,60 @@ import java.util.TreeMap;
  * <p>The file is the JSON posted to Connect: a bare config map, or {@code {"name": ..., "config":
  * {...}}}. Values are strings as Connect keeps them (a number or boolean is taken as its text);
  * {@code ${file:PATH:KEY}} references in the store values are resolved ({@link ConfigProviders}).
- * Keys other than the store's are ignored.
+ * Keys other than the store's are ignored by {@link #read}; {@link #readConnector} keeps them for
+ * the commands that read the connector's own keys ({@code lag}).
  */
 final class ConnectorConfigFile {
   static final String PREFIX = "queue.store.";
   static final String TYPE_KEY = PREFIX + "type";
   static final String DEFAULT_TYPE = "file";
 
+  /** The connector's name: Connect's key, beside {@code config} or inside it. */
+  static final String NAME_KEY = "name";
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private ConnectorConfigFile() {}
+
+  /**
+   * A connector config file: the connector's name, its keys, and the store they name.
+   *
+   * @param file the file, for messages
+   * @param name the connector's name ({@code name} beside or inside {@code config}); null when the
+   *     file has none
+   * @param config every key whose value is a string, number or boolean, as text and unresolved;
+   *     keys with a null value are left out
+   * @param store the store the {@code queue.store.*} keys name, references resolved
+   */
+  record Connector(Path file, String name, Map<String, String> config, StoreSpec store) {
+    Connector {
+      config = Collections.unmodifiableMap(new TreeMap<>(config));
+    }
+
+    /**
+     * The value of {@code key}, its {@code ${file:PATH:KEY}} references resolved, trimmed; null
+     * when the key is absent or blank.
+     *
+     * @throws CliException if a reference cannot be resolved
+     */
+    String get(String key) {
+      String value = config.get(key);
+      if (value == null) {
+        return null;
+      }
+      String resolved = ConfigProviders.resolve(key + " in " + file, value).strip();
+      return resolved.isEmpty() ? null : resolved;
+    }
+
+    /** The comma-separated list {@code key} holds, each entry trimmed, empty ones left out. */
+    List<String> list(String key) {
+      String value = get(key);
+      if (value == null) {
+        return List.of();
+      }
+      return Arrays.stream(value.split(",")).map(String::strip).filter(v -> !v.isEmpty()).toList();
+    }
+  }
 
   /**
    * The store {@code file} names.
@@ -41,6 +88,15 @@ final class ConnectorConfigFile {
    *     store value is not a string or holds a reference that cannot be resolved
    */
   static StoreSpec read(Path file) {
+    return readConnector(file).store();
+  }
+
+  /**
+   * The connector {@code file} configures.
+   *
+   * @throws CliException as {@link #read} does
+   */
+  static Connector readConnector(Path file) {
     JsonNode root;
     try {
       root = JSON.readTree(Files.readAllBytes(file));
@@ -71,7 +127,18 @@ final class ConnectorConfigFile {
               + kind(config)
               + " (expected a config object, or {\"name\": ..., \"config\": {...}})");
     }
-    return storeOf(config, file);
+    Map<String, String> keys = new TreeMap<>();
+    for (Map.Entry<String, JsonNode> field : config.properties()) {
+      if (field.getValue().isValueNode() && !field.getValue().isNull()) {
+        keys.put(field.getKey(), field.getValue().asText());
+      }
+    }
+    JsonNode name = root != config && root.hasNonNull(NAME_KEY) ? root.get(NAME_KEY) : null;
+    String connectorName = name != null && name.isValueNode() ? name.asText() : keys.get(NAME_KEY);
+    if (connectorName != null && connectorName.isBlank()) {
+      connectorName = null;
+    }
+    return new Connector(file, connectorName, keys, storeOf(config, file));
   }
 
   private static StoreSpec storeOf(JsonNode config, Path file) {

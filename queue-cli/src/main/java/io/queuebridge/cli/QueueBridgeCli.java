@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 /**
  * {@code bin/queue-bridge}: the operator command line. Every command reads a store named by a
  * connector config file or by the provider's keys ({@link StoreOptions}) and prints a table, or
- * JSON with {@code -o json}.
+ * JSON with {@code -o json}; {@code lag} also asks Kafka (and Connect) how far the connectors are.
  *
  * <p>Exit status: {@value #OK} success, {@value #FAILED} failure (a one-line error on stderr naming
  * what was wrong), {@value #USAGE} usage error.
@@ -33,13 +33,14 @@ import picocli.CommandLine.Spec;
       DlqCommand.class,
       ResetOffsetsCommand.class,
       PurgeCommand.class,
-      DeleteGroupCommand.class
+      DeleteGroupCommand.class,
+      LagCommand.class
     },
     description = {
       "Inspects and repairs a Queue Bridge store: its queues, consumer groups, pending entries"
           + " and messages. queues, describe, groups, pending and tail only read (beside a running"
           + " worker); dlq redrive, reset-offsets --execute, purge and delete-group change the"
-          + " store.",
+          + " store; lag shows how far behind each connector hop is.",
       ""
     },
     footer = {
@@ -52,6 +53,7 @@ import picocli.CommandLine.Spec;
       "  queue-bridge describe orders --store-type file --store path=/var/lib/queue-bridge",
       "  queue-bridge groups jobs --config source.json -o json",
       "  queue-bridge dlq redrive '$dlq/jobs' --config source.json --dry-run",
+      "  queue-bridge lag --config sink.json --bootstrap-server kafka:9092",
       "",
       "Exit status: 0 success, 1 failure (one line on stderr says what), 2 usage error."
     })

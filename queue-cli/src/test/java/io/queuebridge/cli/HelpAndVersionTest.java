@@ -19,6 +19,21 @@ class HelpAndVersionTest {
     for (String command : COMMANDS) {
       assertThat(run.out()).contains("\n  " + command + " ");
     }
+    assertThat(run.out()).contains("\n  lag ");
+  }
+
+  @Test
+  void lagHasHelpWithExamples() {
+    Cli.Run run = Cli.run("lag", "--help");
+
+    assertThat(run.status()).isZero();
+    assertThat(run.out())
+        .startsWith("Usage: queue-bridge lag ")
+        .contains("--config=FILE")
+        .contains("--bootstrap-server=HOST:PORT")
+        .contains("--source-config=FILE")
+        .contains("--connect-url=URL")
+        .contains("\nExamples:\n  queue-bridge lag ");
   }
 
   @Test
