@@ -166,6 +166,17 @@ public interface QueueStore extends AutoCloseable {
   }
 
   /**
+   * The bytes the queue's retained messages occupy in the store, as stored: an estimate for
+   * display, never negative. Empty when the store cannot tell.
+   *
+   * @throws QueueNotFoundException if there is no such queue (a store that cannot tell may answer
+   *     empty instead)
+   */
+  default OptionalLong bytes(String queue) {
+    return OptionalLong.empty();
+  }
+
+  /**
    * Waits until the queue's tail is beyond {@code offset} (a message at {@code offset} exists or
    * was truncated away), the timeout passes, or the thread is interrupted. Returns whether the tail
    * moved past {@code offset}. Stores wake waiters on append; this default polls the tail every

@@ -61,6 +61,9 @@ import org.slf4j.LoggerFactory;
  *   queues/&lt;q&gt;/&lt;base&gt;.log         segment: frames (see Frames), base = 20-digit zero-padded offset
  *   queues/&lt;q&gt;/&lt;base&gt;.idx / .tix   sparse offset / time index (see SparseIndex)
  *   queues/&lt;q&gt;/&lt;base&gt;.cpt         checkpoint map as of the segment's base (envelope "QBCP" v1)
+ *   queues/&lt;q&gt;/queue.head          logical head after an exact truncation inside a segment
+ *                                  (envelope "QBHD" v1, 8-byte offset; see LogHead); absent
+ *                                  until then, and in stores written before it existed
  *   queues/&lt;q&gt;/groups/&lt;g&gt;.grp      one consumer group's log (see GroupLog)
  *   trash/                         queues being deleted (renamed here atomically, then removed)
  * </pre>
@@ -161,7 +164,8 @@ public final class FileStorage implements Storage {
                 .build(),
             new LongAdder(),
             new LongAdder(),
-            description);
+            description,
+            true);
     RecoveryReport.Builder report = new RecoveryReport.Builder();
     try {
       load(report);

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.LongAdder;
  * @param syncs barriers completed (fsyncs of segment files), for tests and metrics
  * @param indexRebuilds indexes rebuilt from segment data because a file was missing or damaged
  * @param store the store's description, for errors
+ * @param writable false for a store opened read-only beside its writer: nothing may be written
+ *     (indexes rebuilt in memory are not saved)
  */
 record LogEnv(
     FileStoreConfig config,
@@ -24,7 +26,8 @@ record LogEnv(
     Cache<Segment, SegmentIndexes> sealedIndexes,
     LongAdder syncs,
     LongAdder indexRebuilds,
-    String store) {
+    String store,
+    boolean writable) {
 
   /** The two indexes of a sealed segment. */
   record SegmentIndexes(SparseIndex offsets, SparseIndex times) {}

@@ -7,7 +7,7 @@ import java.nio.file.Path;
 
 /**
  * The file store against the store contract kit, with default settings (opened through {@link
- * QueueStores#file}): persistent, durable sync, coarse truncation and time lookup.
+ * QueueStores#file}): persistent, durable sync, exact truncation, coarse time lookup.
  */
 class FileStoreContractTest extends StoreContractTest {
   @Override
@@ -22,6 +22,11 @@ class FileStoreContractTest extends StoreContractTest {
 
   @Override
   protected boolean durableSync() {
+    return true;
+  }
+
+  @Override
+  protected boolean exactTruncation() {
     return true;
   }
 }
