@@ -1,6 +1,7 @@
 package io.queuebridge.core.store.file;
 
 import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.time.Clock;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -31,4 +32,27 @@ record LogEnv(
 
   /** The two indexes of a sealed segment. */
   record SegmentIndexes(SparseIndex offsets, SparseIndex times) {}
+
+  /**
+   * What the queue logs of one store share: a read-channel cache of {@code max.open.read.files}
+   * channels and an index cache of about 8 Mi entries (16 bytes each: ~128 MiB at most).
+   */
+  static LogEnv create(
+      FileStoreConfig config, Clock clock, StoreIo io, String store, boolean writable) {
+    return new LogEnv(
+        config,
+        clock,
+        io,
+        new ReadHandles(io, config.maxOpenReadFiles()),
+        Caffeine.newBuilder()
+            .maximumWeight(8L << 20)
+            .<Segment, SegmentIndexes>weigher(
+                (s, ix) -> 1 + ix.offsets().size() + ix.times().size())
+            .executor(Runnable::run)
+            .build(),
+        new LongAdder(),
+        new LongAdder(),
+        store,
+        writable);
+  }
 }

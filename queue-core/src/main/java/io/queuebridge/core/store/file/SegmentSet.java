@@ -121,6 +121,16 @@ final class SegmentSet {
     return Math.max(segments.firstKey(), logicalHead);
   }
 
+  /**
+   * Makes {@code next}, a segment the log's writer rolled to, the active one; the caller holds the
+   * append lock. Only for a reader beside the writer ({@link LogFollower}): the set follows what
+   * the writer did.
+   */
+  void followRoll(Segment next) {
+    segments.put(next.baseOffset, next);
+    active = next;
+  }
+
   // ---------------------------------------------------------------- reads (no lock)
 
   /** The first readable offset. */
