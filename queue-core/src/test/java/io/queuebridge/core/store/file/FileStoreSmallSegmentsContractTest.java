@@ -5,6 +5,7 @@ import io.queuebridge.core.store.Storage;
 import io.queuebridge.core.store.contract.StoreContractTest;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The file store against the contract kit with tiny segments (1 KiB, one index entry per 64 bytes,
@@ -14,13 +15,20 @@ import java.util.Map;
 class FileStoreSmallSegmentsContractTest extends StoreContractTest {
   @Override
   protected Storage openStorage(Path dir) {
-    return QueueStores.open(
-        "file",
-        Map.of(
-            "path", dir.resolve("store").toString(),
-            "segment.bytes", "1024",
-            "index.interval.bytes", "64",
-            "time.index.interval.ms", "0"));
+    return QueueStores.open("file", config(dir));
+  }
+
+  private static Map<String, String> config(Path dir) {
+    return Map.of(
+        "path", dir.resolve("store").toString(),
+        "segment.bytes", "1024",
+        "index.interval.bytes", "64",
+        "time.index.interval.ms", "0");
+  }
+
+  @Override
+  protected Optional<Storage> openReadOnly(Path dir) {
+    return Optional.of(QueueStores.provider("file").openReadOnly(config(dir)));
   }
 
   @Override
