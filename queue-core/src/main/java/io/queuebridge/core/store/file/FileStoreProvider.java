@@ -81,7 +81,8 @@ public final class FileStoreProvider implements QueueStoreProvider {
    * no repair, no index saved), and sees at each call what the writer has written so far, in whole
    * frames and records; a torn or half-written tail is not there yet. Every change is refused with
    * {@link io.queuebridge.core.errors.ReadOnlyStoreException}. Keys other than {@code path} are
-   * accepted and checked, and only {@code max.open.read.files} and the index intervals matter.
+   * accepted and checked; of them only {@code max.open.read.files} and the index intervals (of the
+   * indexes it builds in memory) matter.
    *
    * @throws io.queuebridge.core.errors.StoreNotFoundException if the path does not exist, is not a
    *     directory, or holds no {@code qb-store} marker

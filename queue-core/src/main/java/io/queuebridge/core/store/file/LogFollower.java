@@ -48,7 +48,9 @@ import java.util.regex.Pattern;
  * reads as truncated: the read goes on from the new head ({@link LogReader}'s {@code gone} hook).
  * When the files no longer match the view (the newest segment vanished or shrank: the writer's
  * recovery cut a tail, or retention overtook a reader that stayed away), the view is built again
- * from a listing of the directory, as on first use, in O(newest segment).
+ * from a listing of the directory, as on first use, in O(newest segment). Only then can the tail go
+ * back: when the writer cut data this view had seen (its recovery after a machine crash lost
+ * unsynced frames, or it undid a write that failed after reaching the file).
  *
  * <p><b>Waiting.</b> No notification crosses processes: {@link #awaitAppend} refreshes and parks, 1
  * ms at first, doubling up to {@value #MAX_POLL_MS} ms between looks.
