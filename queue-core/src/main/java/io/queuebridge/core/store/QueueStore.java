@@ -166,8 +166,11 @@ public interface QueueStore extends AutoCloseable {
   }
 
   /**
-   * Bytes the queue's retained messages occupy in the store, as stored: an estimate for display,
-   * never negative.
+   * The bytes the queue's retained messages occupy in the store, as stored: an estimate for
+   * display, never negative. Empty when the store cannot tell.
+   *
+   * @throws QueueNotFoundException if there is no such queue (a store that cannot tell may answer
+   *     empty instead)
    */
   default OptionalLong bytes(String queue) {
     return OptionalLong.empty();

@@ -8,8 +8,8 @@ import java.nio.file.StandardCopyOption;
 import java.util.zip.CRC32C;
 
 /**
- * Small whole files (store marker, queue configuration, checkpoint snapshot, indexes) share one
- * envelope, and are replaced atomically. Stateless and thread-safe.
+ * Small whole files (store marker, queue configuration, checkpoint snapshot, indexes, logical head)
+ * share one envelope, and are replaced atomically. Stateless and thread-safe.
  *
  * <p><b>Envelope</b> (big-endian, 16-byte header):
  *
@@ -43,6 +43,9 @@ final class Blobs {
 
   /** "QBTX": a segment's time index, {@code <base>.tix}. */
   static final int TIME_INDEX_MAGIC = 0x51425458;
+
+  /** "QBHD": a queue's logical head, {@code queue.head}. */
+  static final int HEAD_MAGIC = 0x51424844;
 
   static final int VERSION = 1;
 

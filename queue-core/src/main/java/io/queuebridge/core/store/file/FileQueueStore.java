@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #appendAndSync} / {@link #appendBatchAndSync} return after a group-commit barrier
  *       covering the write; {@link #supportsDurableSync()} is true. Checkpoints travel in the same
  *       frame as the batch, so they are durable, or lost, together with it.
- *   <li>{@link #truncate} deletes whole segments; {@link #timeOffset} and {@link #sizeOffset} are
- *       coarse (segment/index granularity) and never later than exact / never over-trim.
+ *   <li>{@link #truncate} is exact: the head becomes the requested offset (persisted in the queue's
+ *       head file when it falls inside a segment) and whole segments below it are deleted; {@link
+ *       #timeOffset} and {@link #sizeOffset} are coarse (segment/index granularity) and never later
+ *       than exact / never over-trim. {@link #bytes} is the size of the segment files.
  *   <li>{@link #awaitAppend} is woken by appends, never polls.
  * </ul>
  *

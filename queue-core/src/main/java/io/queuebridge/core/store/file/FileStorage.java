@@ -1,6 +1,5 @@
 package io.queuebridge.core.store.file;
 
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.QueueNotFoundException;
@@ -41,7 +40,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +59,9 @@ import org.slf4j.LoggerFactory;
  *   queues/&lt;q&gt;/&lt;base&gt;.log         segment: frames (see Frames), base = 20-digit zero-padded offset
  *   queues/&lt;q&gt;/&lt;base&gt;.idx / .tix   sparse offset / time index (see SparseIndex)
  *   queues/&lt;q&gt;/&lt;base&gt;.cpt         checkpoint map as of the segment's base (envelope "QBCP" v1)
+ *   queues/&lt;q&gt;/queue.head          logical head after an exact truncation inside a segment
+ *                                  (envelope "QBHD" v1, 8-byte offset; see LogHead); absent
+ *                                  until then, and in stores written before it existed
  *   queues/&lt;q&gt;/groups/&lt;g&gt;.grp      one consumer group's log (see GroupLog)
  *   trash/                         queues being deleted (renamed here atomically, then removed)
  * </pre>
@@ -146,22 +147,7 @@ public final class FileStorage implements Storage {
     this.lockChannel = lockChannel;
     this.lock = lock;
     this.description = "file:" + dir;
-    ReadHandles handles = new ReadHandles(io, config.maxOpenReadFiles());
-    this.env =
-        new LogEnv(
-            config,
-            clock,
-            io,
-            handles,
-            Caffeine.newBuilder()
-                .maximumWeight(8L << 20) // index entries (16 bytes each): ~128 MiB at most
-                .<Segment, LogEnv.SegmentIndexes>weigher(
-                    (s, ix) -> 1 + ix.offsets().size() + ix.times().size())
-                .executor(Runnable::run)
-                .build(),
-            new LongAdder(),
-            new LongAdder(),
-            description);
+    this.env = LogEnv.create(config, clock, io, description, true);
     RecoveryReport.Builder report = new RecoveryReport.Builder();
     try {
       load(report);
@@ -324,12 +310,7 @@ public final class FileStorage implements Storage {
   private void load(RecoveryReport.Builder report) throws IOException {
     Path marker = dir.resolve(MARKER);
     if (Files.exists(marker)) {
-      byte[] payload =
-          Blobs.unwrap(Blobs.STORE_MAGIC, "store marker", marker, Files.readAllBytes(marker), null);
-      if (!java.util.Arrays.equals(payload, MARKER_PAYLOAD)) {
-        throw new StoreCorruptedException(
-            null, marker.toString(), Blobs.HEADER, "unexpected store marker content");
-      }
+      checkMarker(marker);
     } else {
       try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
         for (Path p : ds) {
@@ -384,7 +365,14 @@ public final class FileStorage implements Storage {
     }
   }
 
-  private void loadQueue(Path qdir, Path cfg, RecoveryReport.Builder report) throws IOException {
+  /**
+   * The configuration in {@code cfg}, the {@code queue.cfg} of the queue directory {@code qdir}.
+   *
+   * @throws java.nio.file.NoSuchFileException if there is no such file
+   * @throws StoreCorruptedException if it is damaged or names a queue whose directory is another
+   * @throws IOException if it cannot be read
+   */
+  static QueueConfig readQueueConfig(Path qdir, Path cfg) throws IOException {
     byte[] payload =
         Blobs.unwrap(
             Blobs.QUEUE_CONFIG_MAGIC, "queue configuration", cfg, Files.readAllBytes(cfg), null);
@@ -409,6 +397,27 @@ public final class FileStorage implements Storage {
               + ", expected "
               + expected);
     }
+    return config;
+  }
+
+  /**
+   * Checks the store marker's content.
+   *
+   * @throws StoreCorruptedException if it is not the marker of a file store of this version
+   * @throws IOException if it cannot be read
+   */
+  static void checkMarker(Path marker) throws IOException {
+    byte[] payload =
+        Blobs.unwrap(Blobs.STORE_MAGIC, "store marker", marker, Files.readAllBytes(marker), null);
+    if (!java.util.Arrays.equals(payload, MARKER_PAYLOAD)) {
+      throw new StoreCorruptedException(
+          null, marker.toString(), Blobs.HEADER, "unexpected store marker content");
+    }
+  }
+
+  private void loadQueue(Path qdir, Path cfg, RecoveryReport.Builder report) throws IOException {
+    QueueConfig config = readQueueConfig(qdir, cfg);
+    String name = config.name();
     Files.deleteIfExists(qdir.resolve(QUEUE_CONFIG + ".tmp"));
     SegmentedLog log = SegmentedLog.open(name, qdir, env, report);
     QueueEntry entry = new QueueEntry(name, qdir, log, config);

@@ -2,6 +2,7 @@ package io.queuebridge.core.store.file;
 
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.store.QueueStoreProvider;
+import io.queuebridge.core.store.Storage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,6 +73,24 @@ public final class FileStoreProvider implements QueueStoreProvider {
   @Override
   public FileStorage open(Map<String, String> config) {
     return FileStorage.open(FileStoreConfig.parse(config), Clock.systemUTC(), StoreIo.DEFAULT);
+  }
+
+  /**
+   * Opens the existing store in {@code path} for reading only, beside a writer that may hold it in
+   * this or another process (or with none): takes no lock, creates and writes nothing (no recovery,
+   * no repair, no index saved), and sees at each call what the writer has written so far, in whole
+   * frames and records; a torn or half-written tail is not there yet. Every change is refused with
+   * {@link io.queuebridge.core.errors.ReadOnlyStoreException}. Keys other than {@code path} are
+   * accepted and checked; of them only {@code max.open.read.files} and the index intervals (of the
+   * indexes it builds in memory) matter.
+   *
+   * @throws io.queuebridge.core.errors.StoreNotFoundException if the path does not exist, is not a
+   *     directory, or holds no {@code qb-store} marker
+   * @throws io.queuebridge.core.errors.StoreCorruptedException if the marker is damaged
+   */
+  @Override
+  public Storage openReadOnly(Map<String, String> config) {
+    return ReadOnlyFileStorage.open(FileStoreConfig.parse(config), StoreIo.DEFAULT);
   }
 
   static Path realPath(Path path) {

@@ -131,6 +131,46 @@ final class GroupLog {
       String queue, Path file, StoreIo io, boolean syncAlways, RecoveryReport.Builder report)
       throws IOException {
     byte[] content = Files.readAllBytes(file);
+    checkHeader(queue, file, content);
+    Replay r = replay(queue, content, HEADER, content.length, null);
+    if (r.table() == null) {
+      throw new StoreCorruptedException(
+          queue,
+          file.toString(),
+          HEADER,
+          "consumer-group log has no readable snapshot"
+              + (r.problem() == null ? "" : ": " + r.problem()));
+    }
+    GroupLog log = new GroupLog(queue, r.table().id(), file, io, syncAlways);
+    log.table = r.table();
+    int pos = r.end();
+    log.snapshotBytes = pos;
+    if (r.problem() != null) {
+      long cut = content.length - pos;
+      LOG.warn(
+          "queue {}: cut {} bytes from consumer-group log {} at byte {}: {}",
+          queue,
+          cut,
+          file,
+          pos,
+          r.problem());
+      try (StoreIo.WritableFile w = io.openWritable(file, false)) {
+        w.truncate(pos);
+        w.force();
+      }
+      report.groupLogCut(new RecoveryReport.Cut(queue, file, pos, cut, r.problem()));
+    }
+    log.out = io.openWritable(file, false);
+    log.size = pos;
+    return log;
+  }
+
+  /**
+   * Checks the 16-byte header at the start of {@code content}, a group log's bytes.
+   *
+   * @throws StoreCorruptedException if it is not a group log's header or has another version
+   */
+  static void checkHeader(String queue, Path file, byte[] content) {
     if (content.length < HEADER || ByteSource.getIntAt(content, 0) != MAGIC) {
       throw new StoreCorruptedException(
           queue, file.toString(), 0, "not a consumer-group log (bad header)");
@@ -147,17 +187,33 @@ final class GroupLog {
               + VERSION
               + (version > VERSION ? "; written by a newer version, upgrade to open it)" : ")"));
     }
-    GroupLog log = null;
-    int pos = HEADER;
+  }
+
+  /**
+   * What a replay found.
+   *
+   * @param table the group's state after the records replayed; null if no snapshot was read yet
+   * @param end the position after the last whole, valid record replayed
+   * @param problem why the replay stopped before {@code to}; null when it got there
+   */
+  record Replay(GroupTable table, int end, String problem) {}
+
+  /**
+   * Applies the records in {@code content[from, to)} in order to {@code table} (null before the
+   * first snapshot, which then must come first), stopping at the first torn or damaged one. The
+   * writer's recovery cuts the file there; a reader beside the writer reads on from there later.
+   */
+  static Replay replay(String queue, byte[] content, int from, int to, GroupTable table) {
+    int pos = from;
     String problem = null;
-    while (pos < content.length) {
-      if (content.length - pos < 9) {
+    while (pos < to) {
+      if (to - pos < 9) {
         problem = "torn record header";
         break;
       }
       int len = ByteSource.getIntAt(content, pos);
       int crc = ByteSource.getIntAt(content, pos + 4);
-      if (len < 1 || len > content.length - pos - 8) {
+      if (len < 1 || len > to - pos - 8) {
         problem = "torn or bad record length " + len;
         break;
       }
@@ -170,13 +226,10 @@ final class GroupLog {
       ByteSource src = new ByteSource(content, pos + 8, pos + 8 + len);
       try {
         int type = src.getByte();
-        if (log == null) {
-          if (type != SNAPSHOT) {
-            throw new FormatException("first record is not a snapshot", pos);
-          }
-          log = new GroupLog(queue, null, file, io, syncAlways);
+        if (table == null && type != SNAPSHOT) {
+          throw new FormatException("first record is not a snapshot", pos);
         }
-        log = log.apply(type, src);
+        table = apply(queue, table, type, src);
         if (src.remaining() != 0) {
           throw new FormatException("record has " + src.remaining() + " trailing bytes", pos);
         }
@@ -186,50 +239,30 @@ final class GroupLog {
       }
       pos += 8 + len;
     }
-    if (log == null) {
-      throw new StoreCorruptedException(
-          queue,
-          file.toString(),
-          HEADER,
-          "consumer-group log has no readable snapshot" + (problem == null ? "" : ": " + problem));
-    }
-    log.snapshotBytes = Math.min(pos, content.length);
-    if (problem != null) {
-      long cut = content.length - pos;
-      LOG.warn(
-          "queue {}: cut {} bytes from consumer-group log {} at byte {}: {}",
-          queue,
-          cut,
-          file,
-          pos,
-          problem);
-      try (StoreIo.WritableFile w = io.openWritable(file, false)) {
-        w.truncate(pos);
-        w.force();
-      }
-      report.groupLogCut(new RecoveryReport.Cut(queue, file, pos, cut, problem));
-    }
-    log.out = io.openWritable(file, false);
-    log.size = pos;
-    return log;
+    return new Replay(table, pos, problem);
   }
 
-  /** Applies one decoded record; returns the log (with the id set by the first snapshot). */
-  private GroupLog apply(int type, ByteSource src) {
+  /**
+   * Applies one decoded record to {@code t} (a snapshot to null creates the table); returns the
+   * table. A record must not be applied partly: every field is decoded before the table changes.
+   */
+  private static GroupTable apply(String queue, GroupTable t, int type, ByteSource src) {
     if (type == SNAPSHOT) {
       String gid = src.getString();
-      GroupLog target = this.id == null ? new GroupLog(queue, gid, file, io, syncAlways) : this;
-      if (!gid.equals(target.id)) {
+      if (t != null && !gid.equals(t.id())) {
         throw new FormatException(
-            "snapshot of group " + gid + " in the log of " + target.id, src.position());
+            "snapshot of group " + gid + " in the log of " + t.id(), src.position());
       }
-      target.load(readSnapshotBody(src, queue, gid));
-      return target;
+      ConsumerGroupState g = readSnapshotBody(src, queue, gid);
+      if (t == null) {
+        return new GroupTable(g);
+      }
+      t.set(g);
+      return t;
     }
     if (type < PENDING_PUT || type > ACK) {
       throw new FormatException("unknown record type " + type, src.position() - 1);
     }
-    GroupTable t = table;
     Instant at = instant(src);
     switch (type) {
       case PENDING_PUT -> t.putPending(entry(src), at);
@@ -253,7 +286,7 @@ final class GroupLog {
       case ACK -> t.apply(new GroupTable.Ack(src.getLong(), src.getLong(), src.getLong(), at));
       default -> throw new AssertionError("record type " + type);
     }
-    return this;
+    return t;
   }
 
   private void load(ConsumerGroupState g) {

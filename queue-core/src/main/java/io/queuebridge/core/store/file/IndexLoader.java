@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
  * segment's are in memory; a sealed segment's come from the store-wide cache ({@link
  * LogEnv#sealedIndexes}), else from its {@code .idx} and {@code .tix} files. Indexes are hints:
  * files that are missing, damaged or inconsistent with the segment are rebuilt by scanning the
- * segment's frame headers and saved again (a failure to save is only logged), and a reader that
- * finds an index pointing at the wrong place has it rebuilt ({@link #rebuildDamaged}).
+ * segment's frame headers and saved again (a failure to save is only logged; a read-only store
+ * keeps them in memory only), and a reader that finds an index pointing at the wrong place has it
+ * rebuilt ({@link #rebuildDamaged}).
  *
  * <p>Called by concurrent readers without a lock: two of them may load or rebuild one segment's
  * indexes at once; either result is correct (the cache keeps the last), and saving is best effort.
@@ -173,6 +174,9 @@ final class IndexLoader {
     }
     scratch.completeTimeIndex();
     seg.maxTime = scratch.maxTime;
+    if (!env.writable()) {
+      return new LogEnv.SegmentIndexes(scratch.offsetIndex, scratch.timeIndex);
+    }
     try {
       Blobs.writeAtomically(
           env.io(),

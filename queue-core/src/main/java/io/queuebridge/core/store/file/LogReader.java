@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Reads one queue's log. Takes no lock: it reads the tail (published after the write it covers),
@@ -27,12 +28,19 @@ final class LogReader {
   private final LogEnv env;
   private final SegmentSet segments;
   private final IndexLoader indexes;
+  private final Predicate<Segment> gone;
 
-  LogReader(SegmentSet segments, LogEnv env, IndexLoader indexes) {
+  /**
+   * @param gone whether a segment whose file could not be read was deleted by a truncation (its
+   *     offsets are gone, the read goes on past them); asked only after a failed or empty read, and
+   *     may drop the segment from {@code segments} (a reader beside the writer finds out this way)
+   */
+  LogReader(SegmentSet segments, LogEnv env, IndexLoader indexes, Predicate<Segment> gone) {
     this.queue = segments.queue;
     this.env = env;
     this.segments = segments;
     this.indexes = indexes;
+    this.gone = gone;
   }
 
   /**
@@ -93,20 +101,20 @@ final class LogReader {
       try {
         readSegment(seg, offset, until, limit - out.size(), out, true);
       } catch (NoSuchFileException ex) {
-        if (!seg.deleted) {
+        if (!gone.test(seg)) {
           StoreCorruptedException missing = seg.corruption(queue, -1, "segment file is missing");
           missing.initCause(ex);
           throw missing;
         }
       } catch (IOException ex) {
-        if (seg.deleted) {
+        if (gone.test(seg)) {
           continue;
         }
         throw new QueueStoreException(queue, "reading " + seg.logFile + " failed: " + ex, ex);
       }
       int got = out.size() - before;
       if (got == 0) {
-        if (seg.deleted) {
+        if (gone.test(seg)) {
           if (exact) {
             break;
           }

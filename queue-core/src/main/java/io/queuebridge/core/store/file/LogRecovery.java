@@ -31,6 +31,9 @@ import org.slf4j.LoggerFactory;
  *       CRC of every frame; a torn or corrupt tail (a write that was never acknowledged) is cut,
  *       logged at WARN, reported in the {@link RecoveryReport}, and the cut is fsynced before
  *       appends resume. A frame of a newer format version is refused, not cut.
+ *   <li>The head is the first segment's base, or the logical head ({@link LogHead}) when a
+ *       truncation left one inside that segment; segments wholly below it (a truncation that
+ *       stopped before deleting them) are deleted.
  *   <li>The checkpoint map is the newest segment's snapshot ({@code .cpt}, written when the segment
  *       was created) plus the checkpoints carried by its frames; its indexes are rebuilt in memory
  *       by the scan.
@@ -124,6 +127,19 @@ final class LogRecovery {
         break;
       }
     }
+    long logicalHead = LogHead.read(queue, dir).orElse(0);
+    // A truncation interrupted between writing the head file and deleting the segments below it
+    // leaves segments that hold nothing readable: finish its work.
+    while (logs.size() > 1 && logs.higherKey(logs.firstKey()) <= logicalHead) {
+      Segment below = segments.segment(logs.firstKey());
+      for (Path p :
+          List.of(below.logFile, below.indexFile, below.timeIndexFile, below.checkpointFile)) {
+        Files.deleteIfExists(p);
+      }
+      env.io().syncDirectory(dir);
+      report.removed(below.logFile);
+      logs.pollFirstEntry();
+    }
     Segment newest = null;
     for (Map.Entry<Long, Path> e : logs.entrySet()) {
       Segment s = segments.segment(e.getKey());
@@ -135,11 +151,17 @@ final class LogRecovery {
       segments.add(s);
       newest = s;
     }
-    Map<String, String> cp = readCheckpointSnapshot(newest);
-    scanNewest(newest, cp);
+    Map<String, String> cp = readCheckpointSnapshot(queue, newest);
+    scanNewest(newest, cp, logicalHead);
   }
 
-  private Map<String, String> readCheckpointSnapshot(Segment s) throws IOException {
+  /**
+   * The checkpoint map as of {@code s}'s base, from its snapshot file ({@code .cpt}).
+   *
+   * @throws StoreCorruptedException if the snapshot is missing or damaged
+   * @throws IOException if it cannot be read
+   */
+  static Map<String, String> readCheckpointSnapshot(String queue, Segment s) throws IOException {
     byte[] content;
     try {
       content = Files.readAllBytes(s.checkpointFile);
@@ -175,83 +197,23 @@ final class LogRecovery {
   }
 
   /**
-   * Scans the newest segment: every frame's framing, CRC, version and offset continuity; cuts the
-   * file at the first bad frame; rebuilds its indexes and the checkpoint map; makes it active.
+   * Scans the newest segment ({@link FrameScan}): every frame's framing, CRC, version and offset
+   * continuity; cuts the file at the first bad frame; rebuilds its indexes and the checkpoint map;
+   * makes it active with the head at {@code logicalHead} or the first segment's base.
    */
-  private void scanNewest(Segment s, Map<String, String> cp) throws IOException {
+  private void scanNewest(Segment s, Map<String, String> cp, long logicalHead) throws IOException {
     s.activate(null, 0, s.baseOffset);
     s.offsetIndex.clear();
     s.timeIndex.clear();
     long fileSize;
-    long pos = 0;
-    long expected = s.baseOffset;
-    String problem = null;
+    FrameScan.Result scan;
     try (FileChannel ch = env.io().openReadable(s.logFile)) {
       fileSize = ch.size();
-      ChunkReader r = new ChunkReader(ch::read, fileSize, 1 << 20);
-      while (pos < fileSize) {
-        int at = r.fill(pos, Frames.HEADER);
-        if (at < 0) {
-          problem = "torn frame header (" + (fileSize - pos) + " bytes at the end)";
-          break;
-        }
-        byte[] b = r.buffer();
-        if (Frames.magic(b, at) != Frames.MAGIC) {
-          problem = String.format("bad frame magic 0x%08X", Frames.magic(b, at));
-          break;
-        }
-        Frames.FrameHeader h = Frames.header(b, at);
-        if (h.length() < Frames.HEADER) {
-          problem = "bad frame length " + h.length();
-          break;
-        }
-        if (h.length() > fileSize - pos) {
-          problem =
-              "torn frame: declares "
-                  + h.length()
-                  + " bytes, "
-                  + (fileSize - pos)
-                  + " remain in the file";
-          break;
-        }
-        at = r.fill(pos, h.length());
-        b = r.buffer();
-        if (at < 0) {
-          problem = "short read of a " + h.length() + "-byte frame";
-          break;
-        }
-        if (Frames.crc(b, at, h.length()) != h.crc()) {
-          problem = "CRC-32C mismatch in the frame of offset " + h.baseOffset();
-          break;
-        }
-        if (h.version() != Frames.VERSION) {
-          throw s.corruption(
-              queue,
-              pos,
-              "frame format version "
-                  + h.version()
-                  + " (this build reads version "
-                  + Frames.VERSION
-                  + "; the store was written by a newer version, upgrade to open it)");
-        }
-        if (h.baseOffset() != expected || h.count() < 1) {
-          // magic and length passed above: this names the offsets
-          problem = Frames.describeBadFrame(b, at, h, pos, fileSize, expected);
-          break;
-        }
-        Map<String, String> delta;
-        try {
-          delta = Frames.checkpoints(b, at, h);
-        } catch (FormatException e) {
-          problem = "undecodable checkpoint section: " + e.getMessage();
-          break;
-        }
-        cp.putAll(delta);
-        s.recordFrame(h, config);
-        expected = h.endOffset();
-        pos += h.length();
-      }
+      scan = FrameScan.scan(queue, s, ch::read, 0, s.baseOffset, fileSize, config, cp);
     }
+    long pos = scan.position();
+    long expected = scan.endOffset();
+    String problem = scan.problem();
     StoreIo.WritableFile w = env.io().openWritable(s.logFile, false);
     try {
       if (problem != null) {
@@ -272,10 +234,19 @@ final class LogRecovery {
       w.close();
       throw e;
     }
+    if (logicalHead > expected) {
+      LOG.warn(
+          "queue {}: head file {} says {}, beyond the recovered tail {} (appends lost in a crash);"
+              + " the head is the tail",
+          queue,
+          LogHead.file(dir),
+          logicalHead,
+          expected);
+    }
     s.activate(w, pos, expected);
     if (problem != null) {
       s.markSynced(expected);
     }
-    segments.start(s, expected, Collections.unmodifiableMap(new LinkedHashMap<>(cp)));
+    segments.start(s, expected, Collections.unmodifiableMap(new LinkedHashMap<>(cp)), logicalHead);
   }
 }

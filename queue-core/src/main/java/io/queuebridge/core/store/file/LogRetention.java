@@ -10,10 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Retention of one queue's log: where to cut by time or size, and the cut itself. The file store
- * works in whole segments: the lookups are coarse (segment and time-index granularity), never later
- * than the exact answer and never over-trimming, and {@link #truncate} deletes only segments that
- * lie wholly below the cut, so it keeps more than asked, never less.
+ * Retention of one queue's log: where to cut by time or size, and the cut itself. The lookups are
+ * coarse (segment and time-index granularity), never later than the exact answer and never
+ * over-trimming. {@link #truncate} is exact: the head becomes the requested offset, persisted as
+ * the queue's logical head ({@link LogHead}) when it falls inside a segment, and the segments that
+ * lie wholly below it are deleted.
  *
  * <p>Thread-safe: the lookups take no lock; {@link #truncate} runs under the append lock.
  */
@@ -83,14 +84,17 @@ final class LogRetention {
   }
 
   /**
-   * Deletes the whole segments below {@code minOffset} (clamped to the tail). When everything goes
-   * and the active segment is not empty, the log first continues in a fresh segment at the tail, so
-   * that the old one can go too. Failing to delete a file or to fsync the directory afterwards is
-   * only logged: the segment is gone from the log either way.
+   * Moves the head to {@code minOffset} (clamped to the tail) and deletes the whole segments below
+   * it. When the new head is not a segment's base, it is first persisted in the head file, so that
+   * the messages below it stay unreadable after a reopen; when everything goes and the active
+   * segment is not empty, the log first continues in a fresh segment at the tail, so that the old
+   * one can go too. Failing to delete a file or to fsync the directory afterwards is only logged:
+   * the segment is gone from the log either way.
    *
    * @throws io.queuebridge.core.errors.QueueNotFoundException if the queue was deleted
    * @throws io.queuebridge.core.errors.StoreClosedException if the store was closed
-   * @throws QueueStoreException if the log is broken or the roll failed (nothing was deleted)
+   * @throws QueueStoreException if the log is broken, or the roll or the head file failed (nothing
+   *     was removed)
    */
   void truncate(long minOffset) {
     segments.appendLock.lock();
@@ -109,7 +113,29 @@ final class LogRetention {
           throw new QueueStoreException(queue, "truncating queue " + queue + " failed: " + e, e);
         }
       }
+      Segment holder = segments.floor(min);
+      boolean persisted = false;
+      if (holder == null || holder.baseOffset != min) {
+        try {
+          LogHead.write(env.io(), segments.dir, min);
+          persisted = true;
+        } catch (IOException e) {
+          throw new QueueStoreException(
+              queue,
+              "truncating queue "
+                  + queue
+                  + " to offset "
+                  + min
+                  + " failed writing "
+                  + LogHead.file(segments.dir)
+                  + ": "
+                  + e,
+              e);
+        }
+      }
+      segments.setLogicalHead(min);
       boolean deleted = false;
+      boolean leftovers = false;
       Segment active = segments.active();
       for (Segment seg : new ArrayList<>(segments.oldestFirst())) {
         if (seg == active) {
@@ -120,8 +146,20 @@ final class LogRetention {
           break;
         }
         segments.removeOldest(seg);
-        deleteFiles(seg);
+        leftovers |= !deleteFiles(seg);
         deleted = true;
+      }
+      if (leftovers && !persisted) {
+        // a segment file that could not be deleted would bring its messages back on reopen
+        try {
+          LogHead.write(env.io(), segments.dir, min);
+        } catch (IOException e) {
+          LOG.warn(
+              "queue {}: could not write {} after a failed deletion: {}",
+              queue,
+              LogHead.file(segments.dir),
+              e.toString());
+        }
       }
       if (deleted) {
         try {
@@ -135,16 +173,20 @@ final class LogRetention {
     }
   }
 
-  private void deleteFiles(Segment seg) {
+  /** Deletes the segment's files; false if its {@code .log} file could not be deleted. */
+  private boolean deleteFiles(Segment seg) {
     seg.deleted = true;
     env.handles().invalidate(seg);
     env.sealedIndexes().invalidate(seg);
+    boolean logGone = true;
     for (Path p : List.of(seg.logFile, seg.indexFile, seg.timeIndexFile, seg.checkpointFile)) {
       try {
         Files.deleteIfExists(p);
       } catch (IOException e) {
         LOG.warn("queue {}: could not delete {}: {}", queue, p, e.toString());
+        logGone &= !p.equals(seg.logFile);
       }
     }
+    return logGone;
   }
 }

@@ -17,10 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The segments of one queue's log and the state its parts share: the segments by base offset, the
- * newest one <em>active</em> (it takes the appends); the offsets {@code [head, tail)} they hold;
- * the checkpoint map as of the tail; and whether the log is still open. {@link LogRecovery} fills a
- * set from the directory, {@link GroupCommitWriter} appends to it, {@link LogReader} reads it,
- * {@link LogRetention} removes its oldest segments.
+ * newest one <em>active</em> (it takes the appends); the offsets {@code [head, tail)} readable in
+ * them; the checkpoint map as of the tail; and whether the log is still open. The head is the first
+ * segment's base, or the logical head ({@link LogHead}) when an exact truncation moved it inside
+ * that segment. {@link LogRecovery} fills a set from the directory, {@link GroupCommitWriter}
+ * appends to it, {@link LogReader} reads it, {@link LogRetention} removes its oldest segments.
  *
  * <p><b>Concurrency.</b> Every change (an append's write and the tail it publishes, a roll, the
  * removal of a segment, releasing the files) happens under {@link #appendLock}. Readers take no
@@ -59,6 +60,7 @@ final class SegmentSet {
   private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
   private volatile Segment active;
   private volatile long head;
+  private volatile long logicalHead;
   private volatile long tail;
   private volatile Map<String, String> checkpoints = Map.of();
   private volatile QueueStoreException broken;
@@ -86,7 +88,7 @@ final class SegmentSet {
     SegmentSet set = new SegmentSet(queue, dir, env, observer);
     Segment first = set.newSegment(0, Map.of());
     set.add(first);
-    set.start(first, 0, Map.of());
+    set.start(first, 0, Map.of(), 0);
     return set;
   }
 
@@ -105,13 +107,28 @@ final class SegmentSet {
   /**
    * Makes {@code newest}, the last segment added, the active one, holding everything up to {@code
    * tail}, with {@code checkpoints} (not copied) as the checkpoint map; the head is the first
-   * segment's base.
+   * segment's base or {@code logicalHead}, whichever is higher, and never above the tail.
    */
-  void start(Segment newest, long tail, Map<String, String> checkpoints) {
+  void start(Segment newest, long tail, Map<String, String> checkpoints, long logicalHead) {
     this.active = newest;
     this.tail = tail;
     this.checkpoints = checkpoints;
-    this.head = segments.firstKey();
+    this.logicalHead = Math.min(logicalHead, tail);
+    this.head = computeHead();
+  }
+
+  private long computeHead() {
+    return Math.max(segments.firstKey(), logicalHead);
+  }
+
+  /**
+   * Makes {@code next}, a segment the log's writer rolled to, the active one; the caller holds the
+   * append lock. Only for a reader beside the writer ({@link LogFollower}): the set follows what
+   * the writer did.
+   */
+  void followRoll(Segment next) {
+    segments.put(next.baseOffset, next);
+    active = next;
   }
 
   // ---------------------------------------------------------------- reads (no lock)
@@ -158,6 +175,20 @@ final class SegmentSet {
 
   int count() {
     return segments.size();
+  }
+
+  /** Bytes of frames held by the segments (their {@code .log} files), the cut-off part included. */
+  long bytes() {
+    long sum = 0;
+    for (Segment s : segments.values()) {
+      sum += s.size;
+    }
+    return sum;
+  }
+
+  /** The persisted logical head (0 when none was written). */
+  long logicalHead() {
+    return logicalHead;
   }
 
   List<Segment> segmentsForTest() {
@@ -312,12 +343,24 @@ final class SegmentSet {
   }
 
   /**
+   * Moves the logical head up to {@code newHead} (never down), at most the tail; the caller holds
+   * the append lock and has persisted it.
+   */
+  void setLogicalHead(long newHead) {
+    if (newHead > logicalHead) {
+      logicalHead = newHead;
+      head = computeHead();
+    }
+  }
+
+  /**
    * Removes {@code seg}, the oldest segment and not the active one, from the set and moves the head
-   * to the next segment's base; the caller holds the append lock and deletes the files.
+   * to the next segment's base if the logical head lies below it; the caller holds the append lock
+   * and deletes the files.
    */
   void removeOldest(Segment seg) {
     segments.remove(seg.baseOffset);
-    head = segments.firstKey();
+    head = computeHead();
   }
 
   // ---------------------------------------------------------------- lifecycle

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -24,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link GroupCommitWriter}: appends (write combining, group commit, the background sync);
  *   <li>{@link StickyFailure}: a failed fsync refuses later appends until one works again;
  *   <li>{@link LogReader} and {@link IndexLoader}: reads, index use and rebuild;
- *   <li>{@link LogRetention}: time and size lookups, truncation.
+ *   <li>{@link LogRetention}: time and size lookups, exact truncation ({@link LogHead}).
  * </ul>
  *
  * <p>Every {@link QueueLog} method throws {@link io.queuebridge.core.errors.StoreClosedException}
@@ -45,7 +46,7 @@ final class SegmentedLog implements QueueLog {
     this.segments = segments;
     this.writer = new GroupCommitWriter(segments, env, sticky, this::wakeWaiters);
     IndexLoader indexes = new IndexLoader(segments, env);
-    this.reader = new LogReader(segments, env, indexes);
+    this.reader = new LogReader(segments, env, indexes, seg -> seg.deleted);
     this.retention = new LogRetention(segments, env, indexes);
   }
 
@@ -185,7 +186,14 @@ final class SegmentedLog implements QueueLog {
     return retention.sizeOffset(retentionBytes);
   }
 
-  /** Whole segments; see {@link LogRetention#truncate}. */
+  /** The size of the queue's segment files (no I/O). */
+  @Override
+  public OptionalLong bytes() {
+    segments.checkOpen();
+    return OptionalLong.of(segments.bytes());
+  }
+
+  /** Exact; see {@link LogRetention#truncate}. */
   @Override
   public void truncate(long minOffset) {
     retention.truncate(minOffset);

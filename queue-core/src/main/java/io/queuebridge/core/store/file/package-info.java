@@ -18,8 +18,11 @@
  *       over everything after the CRC field; records keep every field of a message exactly.
  *   <li>Offset and time indexes ({@code .idx}, {@code .tix}): {@code SparseIndex}; hints only,
  *       verified on use and rebuilt when missing or damaged.
- *   <li>Small files (store marker, queue configuration, checkpoint snapshot, indexes) share one
- *       envelope (magic, version, length, CRC-32C) and are replaced atomically: {@code Blobs}.
+ *   <li>Small files (store marker, queue configuration, checkpoint snapshot, indexes, logical head)
+ *       share one envelope (magic, version, length, CRC-32C) and are replaced atomically: {@code
+ *       Blobs}.
+ *   <li>Logical head ({@code queue.head}): where an exact truncation put the head inside a segment,
+ *       {@code LogHead}; absent in stores written before it existed, which open as before.
  *   <li>Queue configuration ({@code queue.cfg}): JSON written by {@link
  *       io.queuebridge.core.store.support.QueueConfigCodec}, in the envelope.
  *   <li>Consumer groups ({@code groups/<g>.grp}): an operation log with snapshots, {@code
@@ -31,8 +34,8 @@
  * <p><b>A queue's log</b> ({@code SegmentedLog}) owns one part per job: the segment set and the
  * state the parts share ({@code SegmentSet}), recovery on open ({@code LogRecovery}), appends with
  * write combining and group commit ({@code GroupCommitWriter}, {@code StickyFailure}), reads with
- * index use and rebuild ({@code LogReader}, {@code IndexLoader}), and retention ({@code
- * LogRetention}).
+ * index use and rebuild ({@code LogReader}, {@code IndexLoader}), and retention with exact
+ * truncation ({@code LogRetention}, {@code LogHead}).
  *
  * <p><b>Recovery</b> ({@code LogRecovery}): only the newest segment of each queue is scanned on
  * open (framing, continuity, CRC); its torn or corrupt tail is cut, logged at WARN and reported;

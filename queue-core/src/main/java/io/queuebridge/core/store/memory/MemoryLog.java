@@ -15,6 +15,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Supplier;
@@ -61,6 +62,7 @@ final class MemoryLog implements QueueLog {
   private int peak; // the largest size since the previous truncation (or the size it left)
   private long head;
   private long bytesBeforeHead;
+  private long retainedBytes; // sum of Message.size() over the retained messages
   private final Map<String, String> checkpoints = new HashMap<>();
   private int waiters;
   private volatile Supplier<? extends QueueException> death;
@@ -103,6 +105,7 @@ final class MemoryLog implements QueueLog {
       for (Message m : messages) {
         int slot = (first + size) & mask;
         running += estimate(m);
+        retainedBytes += m.size();
         ring[slot] = m.withOffset(head + size);
         runningBytes[slot] = running;
         size++;
@@ -146,6 +149,7 @@ final class MemoryLog implements QueueLog {
       long offset = head + size;
       int slot = (first + size) & (ring.length - 1);
       runningBytes[slot] = runningTotal() + estimate(message);
+      retainedBytes += message.size();
       ring[slot] = message.withOffset(offset);
       size++;
       peak = Math.max(peak, size);
@@ -239,7 +243,9 @@ final class MemoryLog implements QueueLog {
       int mask = ring.length - 1;
       bytesBeforeHead = runningBytes[(first + removed - 1) & mask];
       for (int i = 0; i < removed; i++) {
-        ring[(first + i) & mask] = null;
+        int slot = (first + i) & mask;
+        retainedBytes -= ring[slot].size();
+        ring[slot] = null;
       }
       first = (first + removed) & mask;
       size -= removed;
@@ -334,6 +340,21 @@ final class MemoryLog implements QueueLog {
     }
   }
 
+  /**
+   * Key + value + header bytes of the retained messages ({@link Message#size()}), kept up to date
+   * by every append and truncation, so asking costs nothing.
+   */
+  @Override
+  public OptionalLong bytes() {
+    lock.readLock().lock();
+    try {
+      checkAlive();
+      return OptionalLong.of(retainedBytes);
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   @Override
   public Map<String, String> checkpoints() {
     lock.readLock().lock();
@@ -360,6 +381,7 @@ final class MemoryLog implements QueueLog {
       runningBytes = new long[0];
       first = 0;
       size = 0;
+      retainedBytes = 0;
       checkpoints.clear();
       appended.signalAll();
     } finally {

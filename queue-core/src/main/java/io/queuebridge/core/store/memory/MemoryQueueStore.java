@@ -22,7 +22,8 @@ import java.util.List;
  *       #supportsDurableSync()} is false. They still refuse a thread interrupted before the append,
  *       and checkpoints are merged in the same critical section as the batch.
  *   <li>{@link #timeOffset} and {@link #sizeOffset} are exact; {@link #truncate} is exact; {@link
- *       #awaitAppend} is woken by appends, never polls.
+ *       #bytes} is the key, value and header bytes of the retained messages, kept as they come and
+ *       go; {@link #awaitAppend} is woken by appends, never polls.
  * </ul>
  *
  * <p>Thread-safe. Nothing blocks except on the queue's lock and in {@link #awaitAppend}.

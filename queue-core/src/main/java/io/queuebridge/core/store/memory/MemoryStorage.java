@@ -6,6 +6,7 @@ import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
 import io.queuebridge.core.topic.TopicIndex;
+import java.lang.ref.WeakReference;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -32,6 +33,9 @@ final class MemoryStorage implements Storage {
   private final MemoryQueueStore queueStore;
   private final MemoryGroupStore groupStore;
   private volatile boolean closed;
+
+  /** This store's entry in {@link OpenMemoryStores}. */
+  final WeakReference<MemoryStorage> registration = new WeakReference<>(this);
 
   MemoryStorage(String description) {
     this.description = Objects.requireNonNull(description, "description");
@@ -62,6 +66,7 @@ final class MemoryStorage implements Storage {
         return;
       }
       closed = true;
+      OpenMemoryStores.closed(this);
       for (MemoryQueue q : queues.values()) {
         index.removeQueue(q.name);
         q.dropGroups();
@@ -74,6 +79,10 @@ final class MemoryStorage implements Storage {
   @Override
   public String toString() {
     return description;
+  }
+
+  boolean isClosed() {
+    return closed;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.queuebridge.core.store.memory;
 
 import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.StoreNotFoundException;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.Storage;
 import java.util.Map;
@@ -21,7 +22,8 @@ import java.util.regex.Pattern;
  * same instance, so a sink and a source connector in one worker see the same queues, as they would
  * with one file store directory; distinct names give independent stores. The provider itself is
  * stateless: every {@link #open} returns a new, empty store, and a caller that bypasses such a
- * registry gets an independent store each time. Nothing is shared across JVMs.
+ * registry gets an independent store each time. Nothing is shared across JVMs. {@link
+ * #openReadOnly} views the store opened last under a name while it is open.
  *
  * <p>Thread-safe and stateless.
  */
@@ -58,7 +60,28 @@ public final class MemoryStoreProvider implements QueueStoreProvider {
   /** A new, empty memory store; see the class javadoc for how stores are shared. */
   @Override
   public Storage open(Map<String, String> config) {
-    return new MemoryStorage(identity(config));
+    MemoryStorage store = new MemoryStorage(identity(config));
+    OpenMemoryStores.opened(store);
+    return store;
+  }
+
+  /**
+   * A read-only view of the memory store the configuration names: the one opened last in this class
+   * loader under that name, while it is open. The view sees every change at once and refuses every
+   * change with {@link io.queuebridge.core.errors.ReadOnlyStoreException}; closing it leaves the
+   * store open.
+   *
+   * @throws StoreNotFoundException if no memory store of that name is open
+   */
+  @Override
+  public Storage openReadOnly(Map<String, String> config) {
+    String identity = identity(config);
+    return OpenMemoryStores.find(identity)
+        .<Storage>map(ReadOnlyMemoryStorage::new)
+        .orElseThrow(
+            () ->
+                new StoreNotFoundException(
+                    identity, "no memory store of that name is open in this class loader"));
   }
 
   private static String storeName(Map<String, String> config) {

@@ -6,6 +6,7 @@
  * (found by {@link java.util.ServiceLoader} as {@code memory}; {@code QueueStores.memory()} opens
  * one in code). Everything else is package-private: {@code MemoryStorage} (the open store), {@code
  * MemoryQueueStore} over one {@code MemoryLog} per queue (a ring buffer), and {@code
- * MemoryGroupStore} over one {@code GroupData} per group.
+ * MemoryGroupStore} over one {@code GroupData} per group; {@code ReadOnlyMemoryStorage}, the
+ * read-only view of an open store, found through {@code OpenMemoryStores}.
  */
 package io.queuebridge.core.store.memory;

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * Support for store implementers: one queue's log, the per-queue half of {@link DurableQueueStore}
@@ -80,6 +81,14 @@ public interface QueueLog {
 
   /** {@link QueueStore#sizeOffset}, always answered. */
   long sizeOffset(long retentionBytes);
+
+  /**
+   * {@link QueueStore#bytes}: what the log's retained messages occupy, as stored; empty when the
+   * log cannot tell (the default).
+   */
+  default OptionalLong bytes() {
+    return OptionalLong.empty();
+  }
 
   /**
    * {@link QueueStore#awaitAppend}: waits until the tail is beyond {@code offset}, woken by

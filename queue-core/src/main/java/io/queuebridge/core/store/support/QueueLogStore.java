@@ -128,6 +128,12 @@ public abstract class QueueLogStore implements DurableQueueStore {
     return OptionalLong.of(log(queue).sizeOffset(retentionBytes));
   }
 
+  /** As the log answers (see its {@code bytes}). */
+  @Override
+  public final OptionalLong bytes(String queue) {
+    return log(queue).bytes();
+  }
+
   /**
    * Woken by appends (no polling); a deleted queue or a closed store ends the wait with an error.
    */

@@ -11,6 +11,9 @@
  *       io.queuebridge.core.store.support.QueueLog} per queue: the checks and the forwarding of
  *       every per-queue method, for stores that keep a log object per queue in the process (memory,
  *       file).
+ *   <li>{@link io.queuebridge.core.store.support.ReadOnlyQueueLogStore} and {@link
+ *       io.queuebridge.core.store.support.ReadOnlyGroupStore}: the two halves of a store opened
+ *       read-only, refusing every change with one error and forwarding the reads (memory, file).
  *   <li>{@link io.queuebridge.core.store.support.GroupTable}: one consumer group as mutable state
  *       with the rules of every fine-grained group operation (memory, file).
  *   <li>{@link io.queuebridge.core.store.support.Names}: the naming rules for queue names and group

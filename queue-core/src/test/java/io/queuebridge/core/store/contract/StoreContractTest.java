@@ -23,8 +23,10 @@ import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.errors.StoreClosedException;
+import io.queuebridge.core.errors.StoreNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
@@ -39,6 +41,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
@@ -76,8 +79,9 @@ import org.junit.jupiter.api.io.TempDir;
  * }</pre>
  *
  * Optional hooks ({@link #exactTruncation()}, {@link #exactTimeOffset()}) tighten assertions for
- * stores that promise more than the SPI. Each test gets a fresh {@link TempDir} and a store opened
- * on it before the test; the kit closes it afterwards.
+ * stores that promise more than the SPI; {@link #openReadOnly(Path)} runs the read-only rules for a
+ * store with a read-only open. Each test gets a fresh {@link TempDir} and a store opened on it
+ * before the test; the kit closes it (and every read-only store a test opened) afterwards.
  *
  * <p><b>What the kit assumes.</b> Time lookups ({@code timeOffset}) are driven by each message's
  * {@link Message#createdAt()}, which the kit sets; the manager stamps it at append in production.
@@ -99,6 +103,8 @@ public abstract class StoreContractTest {
   protected Storage storage;
 
   private ExecutorService executor;
+
+  private final List<Storage> readOnlyStores = new ArrayList<>();
 
   /**
    * Opens the store under test on {@code dir}: a new store for an empty directory, and, when {@link
@@ -135,6 +141,17 @@ public abstract class StoreContractTest {
     return false;
   }
 
+  /**
+   * Opens read-only ({@link io.queuebridge.core.store.QueueStoreProvider#openReadOnly}) the store
+   * that {@link #openStorage} opens on {@code dir}, beside the writer the kit keeps open there. For
+   * a directory on which no store was ever opened it must throw {@link StoreNotFoundException} and
+   * create nothing. Default: empty, the store has no read-only open, and the read-only rules are
+   * skipped.
+   */
+  protected Optional<Storage> openReadOnly(Path dir) throws Exception {
+    return Optional.empty();
+  }
+
   @BeforeEach
   void openStoreUnderTest() throws Exception {
     executor = Executors.newCachedThreadPool();
@@ -144,6 +161,7 @@ public abstract class StoreContractTest {
   @AfterEach
   void closeStoreUnderTest() throws InterruptedException {
     try {
+      readOnlyStores.forEach(Storage::close);
       if (storage != null) {
         storage.close();
       }
@@ -513,7 +531,9 @@ public abstract class StoreContractTest {
   void optionalLookupsOnAnUnknownQueueNeverMakeUpAnOffset() throws Exception {
     for (Callable<OptionalLong> lookup :
         List.<Callable<OptionalLong>>of(
-            () -> queues().timeOffset("nope", T0), () -> queues().sizeOffset("nope", 100))) {
+            () -> queues().timeOffset("nope", T0),
+            () -> queues().sizeOffset("nope", 100),
+            () -> queues().bytes("nope"))) {
       OptionalLong answer;
       try {
         answer = lookup.call();
@@ -1809,6 +1829,291 @@ public abstract class StoreContractTest {
       ConsumerGroupState g = groups().getGroup("q", "g" + t);
       assertThat(g.pending()).hasSize(entries);
       assertThat(g.cursor()).isEqualTo(entries);
+    }
+  }
+
+  // ===========================================================================================
+  // Exact truncation (exactTruncation() stores only) and size
+  // ===========================================================================================
+
+  @Test
+  void exactTruncationMovesTheHeadToTheRequestedOffsetInsideABatch() throws Exception {
+    assumeThat(exactTruncation()).as("the store truncates exactly").isTrue();
+    queues().createQueue(QueueConfig.durable("q").build());
+    for (int batch = 0; batch < 3; batch++) {
+      appendValues("q", 10);
+    }
+    queues().truncate("q", 13);
+    assertExactHead(queues(), 13, 30);
+    queues().truncate("q", 13);
+    queues().truncate("q", 7);
+    assertExactHead(queues(), 13, 30);
+    queues().truncate("q", 21);
+    assertExactHead(queues(), 21, 30);
+    if (persistent()) {
+      reopen();
+      assertExactHead(queues(), 21, 30);
+    }
+    assertThat(queues().append("q", message("v30"))).isEqualTo(30);
+    assertExactHead(queues(), 21, 31);
+  }
+
+  /** head == {@code head}, tail == {@code tail}, nothing below the head readable. */
+  private static void assertExactHead(DurableQueueStore q, long head, long tail) {
+    assertThat(q.head("q")).as("head").isEqualTo(head);
+    assertThat(q.tail("q")).as("tail").isEqualTo(tail);
+    assertThat(q.count("q")).as("count").isEqualTo(tail - head);
+    assertThatThrownBy(() -> q.read("q", head - 1))
+        .as("read below the head")
+        .isInstanceOf(OffsetOutOfRangeException.class);
+    assertThat(utf8(q.read("q", head))).isEqualTo("v" + head);
+    List<Message> all = q.readBatch("q", 0, 1000);
+    assertThat(all).extracting(Message::offset).first().isEqualTo(head);
+    assertThat(all).hasSize((int) (tail - head));
+    q.sizeOffset("q", Long.MAX_VALUE)
+        .ifPresent(o -> assertThat(o).as("sizeOffset within the log").isEqualTo(head));
+    q.timeOffset("q", Instant.EPOCH)
+        .ifPresent(o -> assertThat(o).as("timeOffset within the log").isBetween(head, tail));
+  }
+
+  @Test
+  void bytesGrowWithAppendsAndShrinkAfterTruncation() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    OptionalLong empty = queues().bytes("q");
+    assumeThat(empty).as("the store tells the bytes a queue occupies").isPresent();
+    assertThat(empty.getAsLong()).isNotNegative();
+    appendValues("q", 10);
+    long ten = queues().bytes("q").orElseThrow();
+    assertThat(ten).isGreaterThan(empty.getAsLong());
+    queues().appendBatch("q", List.of(message("x".repeat(500)), message("y".repeat(500))));
+    long twelve = queues().bytes("q").orElseThrow();
+    assertThat(twelve).isGreaterThanOrEqualTo(ten + 1000);
+    queues().truncate("q", queues().tail("q"));
+    long none = queues().bytes("q").orElseThrow();
+    assertThat(none).isNotNegative().isLessThan(twelve);
+    assertThat(queues().bytes("q")).as("asking changes nothing").hasValue(none);
+  }
+
+  // ===========================================================================================
+  // Read-only open (stores whose openReadOnly(Path) hook answers)
+  // ===========================================================================================
+
+  /** The store under test opened read-only beside the writer; skips the test if it cannot be. */
+  private Storage readOnly() throws Exception {
+    Optional<Storage> ro = openReadOnly(dir);
+    assumeThat(ro).as("the store has a read-only open (openReadOnly(Path))").isPresent();
+    readOnlyStores.add(ro.get());
+    return ro.get();
+  }
+
+  @Test
+  void readOnlyOpenSeesWhatTheWriterCommitted() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").topics("a/#").build());
+    queues().createQueue(QueueConfig.durable("s").topics("s/#").type(QueueType.STREAM).build());
+    appendValues("q", 5);
+    queues()
+        .appendBatchAndSync(
+            "q", List.of(message("v5", T0), message("v6", T0.plusSeconds(1))), Map.of("p0", "7"));
+    groups().createGroup(group("q", "g"));
+    groups().registerConsumer("q", "g", consumer("c1", T0));
+    groups().claimPending("q", "g", List.of(pending(0, "c1"), pending(1, "c1")), 2, T0);
+    groups().acknowledgePending("q", "g", "c1", 0, 1, T0.plusSeconds(1));
+    groups().createGroup(group("s", "empty"));
+
+    Storage ro = readOnly();
+    assertSameAsWriter(ro, "q", "s");
+    assertThat(ro.queues().findMatchingQueues("a/b")).containsExactly("q");
+    assertThat(ro.queues().readBatch("q", 0, 100))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("v0", "v1", "v2", "v3", "v4", "v5", "v6");
+    assertThat(ro.queues().checkpoints("q")).isEqualTo(Map.of("p0", "7"));
+    assertThat(ro.groups().getGroup("q", "g").committed()).isEqualTo(1);
+    assertThat(ro.groups().findPending("q", "g", 1)).contains(pending(1, "c1"));
+    assertThat(ro.groups().getPending("q", "g", "c1")).containsExactly(pending(1, "c1"));
+    assertThat(ro.groups().listConsumers("q", "g")).containsExactly(consumer("c1", T0));
+    assertThat(ro.groups().findGroup("q", "nope")).isEmpty();
+    assertThatThrownBy(() -> ro.queues().getQueue("nope"))
+        .isInstanceOf(QueueNotFoundException.class);
+    assertThatThrownBy(() -> ro.groups().listGroups("nope"))
+        .isInstanceOf(QueueNotFoundException.class);
+    assertThatThrownBy(() -> ro.groups().getGroup("q", "nope"))
+        .isInstanceOf(GroupNotFoundException.class);
+  }
+
+  @Test
+  void readOnlyOpenSeesLaterChangesOfTheWriter() throws Exception {
+    Storage ro = readOnly();
+    assertThat(ro.queues().listQueues()).isEmpty();
+
+    queues().createQueue(QueueConfig.durable("q").topics("a/#").build());
+    assertThat(ro.queues().getQueue("q")).isEqualTo(queues().getQueue("q"));
+    assertThat(ro.queues().findMatchingQueues("a/b")).containsExactly("q");
+    assertThat(ro.queues().tail("q")).isZero();
+
+    Future<Boolean> woken =
+        executor.submit(() -> ro.queues().awaitAppend("q", 2, Duration.ofSeconds(30)));
+    appendValues("q", 3);
+    assertThat(woken.get(30, TimeUnit.SECONDS)).as("awaitAppend saw the append").isTrue();
+    assertThat(ro.queues().tail("q")).isEqualTo(3);
+    assertThat(utf8(ro.queues().read("q", 2))).isEqualTo("v2");
+    queues().appendBatchAndSync("q", List.of(message("v3")), Map.of("k", "1"));
+    assertThat(ro.queues().checkpoints("q")).isEqualTo(Map.of("k", "1"));
+
+    groups().createGroup(group("q", "g"));
+    assertThat(ro.groups().listGroups("q")).containsExactly(groups().getGroup("q", "g"));
+    groups().claimPending("q", "g", List.of(pending(0, "c1"), pending(1, "c1")), 2, T0);
+    assertThat(ro.groups().getGroup("q", "g")).isEqualTo(groups().getGroup("q", "g"));
+    groups().acknowledgePending("q", "g", "c1", 0, 1, T0.plusSeconds(1));
+    groups().acknowledgePending("q", "g", "c1", 1, 1, T0.plusSeconds(2));
+    assertThat(ro.groups().getGroup("q", "g")).isEqualTo(groups().getGroup("q", "g"));
+    assertThat(ro.groups().getGroup("q", "g").committed()).isEqualTo(2);
+
+    queues().truncate("q", 2);
+    assertThat(ro.queues().head("q")).isEqualTo(queues().head("q"));
+    long head = ro.queues().head("q");
+    if (head > 0) {
+      assertThatThrownBy(() -> ro.queues().read("q", head - 1))
+          .isInstanceOf(OffsetOutOfRangeException.class);
+    }
+    assertThat(ro.queues().readBatch("q", 0, 10).get(0).offset()).isEqualTo(head);
+
+    QueueConfig updated = queues().getQueue("q").toBuilder().topics("b/#").build();
+    queues().updateQueue(updated);
+    assertThat(ro.queues().getQueue("q")).isEqualTo(updated);
+    assertThat(ro.queues().findMatchingQueues("b/c")).containsExactly("q");
+    assertThat(ro.queues().findMatchingQueues("a/b")).isEmpty();
+
+    groups().deleteGroup("q", "g");
+    assertThat(ro.groups().findGroup("q", "g")).isEmpty();
+    assertThat(ro.groups().listGroups("q")).isEmpty();
+
+    queues().deleteQueue("q");
+    assertThat(ro.queues().listQueues()).isEmpty();
+    assertThatThrownBy(() -> ro.queues().tail("q")).isInstanceOf(QueueNotFoundException.class);
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThat(ro.queues().tail("q")).as("created again: a new, empty queue").isZero();
+    assertThat(ro.groups().listGroups("q")).isEmpty();
+  }
+
+  @Test
+  void readOnlyMutatorsRefuseAndChangeNothing() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 4);
+    groups().createGroup(group("q", "g"));
+    groups().addPending("q", "g", pending(1, "c1"));
+    groups().registerConsumer("q", "g", consumer("c1", T0));
+    Storage ro = readOnly();
+    List<QueueConfig> queuesBefore = queues().listQueues();
+    List<ConsumerGroupState> groupsBefore = groups().listGroups("q");
+    List<Message> messagesBefore = queues().readBatch("q", 0, 100);
+
+    Map<String, ThrowingCallable> calls = new LinkedHashMap<>();
+    DurableQueueStore q = ro.queues();
+    ConsumerGroupStore g = ro.groups();
+    calls.put("createQueue", () -> q.createQueue(QueueConfig.durable("new").build()));
+    calls.put("updateQueue", () -> q.updateQueue(QueueConfig.durable("q").topics("x").build()));
+    calls.put("deleteQueue", () -> q.deleteQueue("q"));
+    calls.put("append", () -> q.append("q", message("x")));
+    calls.put("append to an unknown queue", () -> q.append("nope", message("x")));
+    calls.put("appendBatch", () -> q.appendBatch("q", List.of(message("x"))));
+    calls.put("appendAndSync", () -> q.appendAndSync("q", message("x")));
+    calls.put(
+        "appendBatchAndSync", () -> q.appendBatchAndSync("q", List.of(message("x")), Map.of()));
+    calls.put("truncate", () -> q.truncate("q", 2));
+    calls.put("createGroup", () -> g.createGroup(group("q", "new")));
+    calls.put("updateGroup", () -> g.updateGroup(group("q", "g")));
+    calls.put("deleteGroup", () -> g.deleteGroup("q", "g"));
+    calls.put("addPending", () -> g.addPending("q", "g", pending(2, "c1")));
+    calls.put("removePending", () -> g.removePending("q", "g", "c1", 1));
+    calls.put("updatePending", () -> g.updatePending("q", "g", pending(1, "c2")));
+    calls.put(
+        "transferPending",
+        () -> g.transferPending("q", "g", 1, "c1", "c2", T0, Duration.ofSeconds(1)));
+    calls.put("claimPending", () -> g.claimPending("q", "g", List.of(pending(2, "c1")), 3, T0));
+    calls.put("acknowledgePending", () -> g.acknowledgePending("q", "g", "c1", 1, 1, T0));
+    calls.put(
+        "acknowledgeAllPending",
+        () ->
+            g.acknowledgeAllPending(
+                "q", "g", "c1", new long[] {1}, new int[] {1}, new boolean[1], T0));
+    calls.put("updateCursor", () -> g.updateCursor("q", "g", 3, T0));
+    calls.put("updateCommitted", () -> g.updateCommitted("q", "g", 3, T0));
+    calls.put("registerConsumer", () -> g.registerConsumer("q", "g", consumer("c2", T0)));
+    calls.put("unregisterConsumer", () -> g.unregisterConsumer("q", "g", "c1"));
+    calls.forEach(
+        (name, call) ->
+            assertThatThrownBy(call)
+                .as(name)
+                .isInstanceOf(ReadOnlyStoreException.class)
+                .hasMessageContaining(ro.description())
+                .hasMessageContaining("read-only"));
+
+    assertThat(queues().listQueues()).containsExactlyInAnyOrderElementsOf(queuesBefore);
+    assertThat(queues().readBatch("q", 0, 100)).isEqualTo(messagesBefore);
+    assertThat(queues().head("q")).isZero();
+    assertThat(groups().listGroups("q")).containsExactlyInAnyOrderElementsOf(groupsBefore);
+    assertSameAsWriter(ro, "q");
+  }
+
+  @Test
+  void readOnlyOpenOfAMissingStoreIsStoreNotFoundAndCreatesNothing() throws Exception {
+    readOnly(); // the store has a read-only open
+    Path missing = dir.resolve("missing");
+    Set<Path> before = filesUnder(dir);
+    Throwable thrown = catchThrowable(() -> openReadOnly(missing).ifPresent(Storage::close));
+    assertThat(thrown).isInstanceOf(StoreNotFoundException.class);
+    assertThat(missing).doesNotExist();
+    assertThat(filesUnder(dir)).as("nothing created").isEqualTo(before);
+  }
+
+  @Test
+  void closingAReadOnlyStoreClosesOnlyIt() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    Storage ro = readOnly();
+    assertThat(ro.queues().tail("q")).isZero();
+    ro.close();
+    ro.close();
+    assertThatThrownBy(() -> ro.queues().tail("q")).isInstanceOf(StoreClosedException.class);
+    assertThatThrownBy(() -> ro.queues().listQueues()).isInstanceOf(StoreClosedException.class);
+    assertThatThrownBy(() -> ro.groups().listGroups("q")).isInstanceOf(StoreClosedException.class);
+    assertThat(queues().append("q", message("v0"))).isZero();
+    assertThat(queues().tail("q")).isEqualTo(1);
+  }
+
+  /** The read-only store answers every read of {@code names} as the writer does. */
+  private void assertSameAsWriter(Storage ro, String... names) {
+    assertThat(ro.queues().listQueues()).containsExactlyInAnyOrderElementsOf(queues().listQueues());
+    for (String name : names) {
+      DurableQueueStore w = queues();
+      DurableQueueStore r = ro.queues();
+      assertThat(r.getQueue(name)).isEqualTo(w.getQueue(name));
+      assertThat(r.head(name)).as("head of %s", name).isEqualTo(w.head(name));
+      assertThat(r.tail(name)).as("tail of %s", name).isEqualTo(w.tail(name));
+      assertThat(r.count(name)).as("count of %s", name).isEqualTo(w.count(name));
+      assertThat(r.readBatch(name, 0, 1000)).isEqualTo(w.readBatch(name, 0, 1000));
+      if (w.tail(name) > 0) {
+        assertThat(r.read(name, w.tail(name) - 1)).isEqualTo(w.read(name, w.tail(name) - 1));
+      }
+      assertThat(r.checkpoints(name)).isEqualTo(w.checkpoints(name));
+      assertThat(r.timeOffset(name, T0)).isEqualTo(w.timeOffset(name, T0));
+      assertThat(r.sizeOffset(name, 100)).isEqualTo(w.sizeOffset(name, 100));
+      assertThat(r.bytes(name)).isEqualTo(w.bytes(name));
+      Map<String, ConsumerGroupState> writerGroups = new HashMap<>();
+      groups().listGroups(name).forEach(g -> writerGroups.put(g.id(), g));
+      Map<String, ConsumerGroupState> readerGroups = new HashMap<>();
+      ro.groups().listGroups(name).forEach(g -> readerGroups.put(g.id(), g));
+      assertThat(readerGroups).isEqualTo(writerGroups);
+      for (String id : writerGroups.keySet()) {
+        assertThat(ro.groups().getGroup(name, id)).isEqualTo(groups().getGroup(name, id));
+        assertThat(ro.groups().getAllPending(name, id)).isEqualTo(groups().getAllPending(name, id));
+      }
+    }
+  }
+
+  /** Every path under {@code root}, {@code root} included. */
+  private static Set<Path> filesUnder(Path root) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> s = java.nio.file.Files.walk(root)) {
+      return s.collect(java.util.stream.Collectors.toCollection(TreeSet::new));
     }
   }
 

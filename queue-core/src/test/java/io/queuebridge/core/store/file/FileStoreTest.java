@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.store.DurableQueueStore;
@@ -385,8 +386,9 @@ class FileStoreTest {
   // ---------------------------------------------------------------- retention
 
   @Test
-  void truncationDeletesWholeSegmentsAndTheEverythingDeletedCaseStartsAFreshSegmentAtTheTail()
-      throws Exception {
+  void
+      truncationIsExactDeletesWholeSegmentsAndTheEverythingDeletedCaseStartsAFreshSegmentAtTheTail()
+          throws Exception {
     DurableQueueStore q = open(small());
     for (int i = 0; i < 30; i++) {
       q.append(Q, TestMessages.text(big(i)));
@@ -394,17 +396,100 @@ class FileStoreTest {
     List<Path> logs = files(".log");
     long secondBase = Long.parseLong(logs.get(1).getFileName().toString().substring(0, 20));
     q.truncate(Q, secondBase + 1);
-    assertThat(q.head(Q)).isEqualTo(secondBase);
+    assertThat(q.head(Q)).isEqualTo(secondBase + 1);
+    assertThat(q.count(Q)).isEqualTo(30 - secondBase - 1);
+    assertThatThrownBy(() -> q.read(Q, secondBase)).isInstanceOf(OffsetOutOfRangeException.class);
+    assertThat(q.readBatch(Q, 0, 1).get(0).offset()).isEqualTo(secondBase + 1);
     assertThat(logs.get(0)).doesNotExist();
-    q.truncate(Q, 1000);
-    assertThat(q.head(Q)).isEqualTo(30);
-    assertThat(q.tail(Q)).isEqualTo(30);
+    assertThat(logs.get(1)).as("the segment holding the new head stays").exists();
+    assertThat(LogHead.read(Q, dir().resolve("queues").resolve(Q))).hasValue(secondBase + 1);
+    DurableQueueStore again = reopen(small());
+    assertThat(again.head(Q)).as("the head survives a reopen").isEqualTo(secondBase + 1);
+    assertThatThrownBy(() -> again.read(Q, secondBase))
+        .isInstanceOf(OffsetOutOfRangeException.class);
+    again.truncate(Q, 1000);
+    assertThat(again.head(Q)).isEqualTo(30);
+    assertThat(again.tail(Q)).isEqualTo(30);
+    assertThat(again.count(Q)).isZero();
     assertThat(files(".log"))
         .extracting(p -> p.getFileName().toString())
         .containsExactly("00000000000000000030.log");
-    q = reopen(small());
-    assertThat(q.head(Q)).isEqualTo(30);
-    assertThat(q.append(Q, TestMessages.text("next"))).isEqualTo(30);
+    DurableQueueStore third = reopen(small());
+    assertThat(third.head(Q)).isEqualTo(30);
+    assertThat(third.append(Q, TestMessages.text("next"))).isEqualTo(30);
+  }
+
+  @Test
+  void aStoreWithoutHeadFilesOpensAsBeforeWithTheHeadAtTheFirstSegment() throws Exception {
+    DurableQueueStore q = open(small());
+    for (int i = 0; i < 30; i++) {
+      q.append(Q, TestMessages.text(big(i)));
+    }
+    long secondBase =
+        Long.parseLong(files(".log").get(1).getFileName().toString().substring(0, 20));
+    q.truncate(Q, secondBase); // a segment boundary: no head file needed
+    assertThat(LogHead.file(dir().resolve("queues").resolve(Q))).doesNotExist();
+    storage.close();
+    // a store written before the head file existed has none
+    Files.deleteIfExists(LogHead.file(dir().resolve("queues").resolve(Q)));
+    DurableQueueStore again = open(small());
+    assertThat(again.head(Q)).isEqualTo(secondBase);
+    assertThat(TestMessages.text(again.read(Q, secondBase))).isEqualTo(big((int) secondBase));
+    assertThat(storage.recovery().clean()).isTrue();
+  }
+
+  @Test
+  void segmentsLeftWhollyBelowThePersistedHeadAreDeletedAtOpen() throws Exception {
+    DurableQueueStore q = open(small());
+    for (int i = 0; i < 30; i++) {
+      q.append(Q, TestMessages.text(big(i)));
+    }
+    List<Path> logs = files(".log");
+    long thirdBase = Long.parseLong(logs.get(2).getFileName().toString().substring(0, 20));
+    storage.close();
+    // a truncation that stopped after writing its head file, before deleting the segments
+    LogHead.write(StoreIo.DEFAULT, dir().resolve("queues").resolve(Q), thirdBase + 1);
+    DurableQueueStore again = open(small());
+    assertThat(again.head(Q)).isEqualTo(thirdBase + 1);
+    assertThat(logs.get(0)).doesNotExist();
+    assertThat(logs.get(1)).doesNotExist();
+    assertThat(logs.get(2)).exists();
+    assertThat(storage.recovery().removedFiles()).contains(logs.get(0), logs.get(1));
+    assertThat(again.readBatch(Q, 0, 100)).hasSize((int) (30 - thirdBase - 1));
+  }
+
+  @Test
+  void aDamagedHeadFileFailsTheOpenNamingIt() throws Exception {
+    DurableQueueStore q = open(small());
+    q.append(Q, TestMessages.text("a"));
+    q.append(Q, TestMessages.text("b"));
+    q.truncate(Q, 1);
+    storage.close();
+    storage = null;
+    Path head = LogHead.file(dir().resolve("queues").resolve(Q));
+    byte[] content = Files.readAllBytes(head);
+    content[content.length - 1] ^= 0x40;
+    Files.write(head, content);
+    assertThatThrownBy(() -> FileStorage.open(small(), clock, io))
+        .isInstanceOf(StoreCorruptedException.class)
+        .hasMessageContaining(head.toString())
+        .hasMessageContaining("CRC");
+  }
+
+  @Test
+  void bytesIsTheSizeOfTheSegmentFiles() throws Exception {
+    DurableQueueStore q = open(small());
+    assertThat(q.bytes(Q)).hasValue(0);
+    for (int i = 0; i < 30; i++) {
+      q.append(Q, TestMessages.text(big(i)));
+    }
+    long onDisk = 0;
+    for (Path p : files(".log")) {
+      onDisk += Files.size(p);
+    }
+    assertThat(q.bytes(Q)).hasValue(onDisk);
+    q.truncate(Q, 1000);
+    assertThat(q.bytes(Q)).hasValue(0);
   }
 
   @Test
