@@ -42,7 +42,7 @@ final class DeleteGroupCommand extends StoreCommand {
   }
 
   @Override
-  void run(StoreSession session, PrintWriter out) {
+  void checkArguments() {
     if (!yes) {
       throw new ParameterException(
           spec.commandLine(),
@@ -52,6 +52,10 @@ final class DeleteGroupCommand extends StoreCommand {
               + queue
               + "' (expected --yes to confirm)");
     }
+  }
+
+  @Override
+  void run(StoreSession session, PrintWriter out) {
     session.queue(queue);
     session.group(queue, group);
     session.manager().deleteConsumerGroup(queue, group);

@@ -36,12 +36,16 @@ final class PurgeCommand extends StoreCommand {
   }
 
   @Override
-  void run(StoreSession session, PrintWriter out) {
+  void checkArguments() {
     if (!yes) {
       throw new ParameterException(
           spec.commandLine(),
           "purge removes every message of '" + queue + "' (expected --yes to confirm)");
     }
+  }
+
+  @Override
+  void run(StoreSession session, PrintWriter out) {
     session.queue(queue);
     long removed = session.manager().purgeQueue(queue);
     if (output.json()) {

@@ -83,6 +83,11 @@ final class RedriveCommand extends StoreCommand {
   }
 
   @Override
+  void checkArguments() {
+    request();
+  }
+
+  @Override
   void run(StoreSession session, PrintWriter out) {
     RedriveRequest request = request();
     session.queue(deadLetterQueue);

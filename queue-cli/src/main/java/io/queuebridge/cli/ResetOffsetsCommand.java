@@ -109,6 +109,17 @@ final class ResetOffsetsCommand extends StoreCommand {
   }
 
   @Override
+  void checkArguments() {
+    if (target.offset != null && target.offset < 0) {
+      throw new ParameterException(
+          spec.commandLine(), "--to-offset is " + target.offset + " (expected an offset >= 0)");
+    }
+    if (target.datetime != null) {
+      parseTime(target.datetime);
+    }
+  }
+
+  @Override
   void run(StoreSession session, PrintWriter out) {
     session.queue(queue);
     ConsumerGroupState g = session.group(queue, group);

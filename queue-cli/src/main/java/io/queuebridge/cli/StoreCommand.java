@@ -22,6 +22,14 @@ abstract class StoreCommand implements Callable<Integer> {
   /** Prints what the command shows of the open store (or does to it). */
   abstract void run(StoreSession session, PrintWriter out);
 
+  /**
+   * Checks what the arguments can be checked for without the store, before it is opened, so that a
+   * usage error is reported as one whatever the store.
+   *
+   * @throws picocli.CommandLine.ParameterException for a bad argument
+   */
+  void checkArguments() {}
+
   /** Whether the command changes the store: it then opens it writable. */
   boolean writes() {
     return false;
@@ -30,6 +38,7 @@ abstract class StoreCommand implements Callable<Integer> {
   @Override
   public final Integer call() {
     QueueBridgeCli root = (QueueBridgeCli) spec.root().userObject();
+    checkArguments();
     StoreSpec store = storeOptions.spec();
     try (StoreSession session = StoreSession.open(root.opener(), store, root.clock(), writes())) {
       run(session, spec.commandLine().getOut());

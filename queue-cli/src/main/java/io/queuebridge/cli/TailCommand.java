@@ -77,10 +77,15 @@ final class TailCommand extends StoreCommand {
   boolean follow;
 
   @Override
-  void run(StoreSession session, PrintWriter out) {
+  void checkArguments() {
     if (max < 0) {
       throw new ParameterException(spec.commandLine(), "--max " + max + ": expected 0 or more");
     }
+    parseTime();
+  }
+
+  @Override
+  void run(StoreSession session, PrintWriter out) {
     Instant fromTime = parseTime();
     session.queue(queue);
     DurableQueueStore log = session.log();

@@ -14,7 +14,10 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A read command opens only a file store that exists, and creates nothing. */
+/**
+ * A command opens only a file store that exists, and creates nothing; it reads one a writer holds,
+ * and is refused changing it.
+ */
 class FileStoreSafetyTest {
   private static final List<List<String>> EVERY_COMMAND =
       List.of(
@@ -22,7 +25,11 @@ class FileStoreSafetyTest {
           List.of("describe", "jobs"),
           List.of("groups", "jobs"),
           List.of("pending", "jobs", "workers"),
-          List.of("tail", "jobs"));
+          List.of("tail", "jobs"),
+          List.of("purge", "jobs", "--yes"),
+          List.of("delete-group", "jobs", "workers", "--yes"),
+          List.of("dlq", "redrive", "$dlq/jobs"),
+          List.of("reset-offsets", "jobs", "--group", "workers", "--to-latest", "--execute"));
 
   @TempDir Path dir;
 
@@ -35,10 +42,9 @@ class FileStoreSafetyTest {
       assertThat(run.status()).as("%s", command).isEqualTo(1);
       assertThat(run.err())
           .isEqualTo(
-              "queue-bridge: file store "
+              "queue-bridge: store file:"
                   + absent
-                  + " does not exist (expected the directory of an existing file store; reading"
-                  + " creates none)\n");
+                  + " does not exist: the directory does not exist (expected an existing store)\n");
     }
     assertThat(dir.resolve("no")).doesNotExist();
   }
@@ -54,13 +60,11 @@ class FileStoreSafetyTest {
       for (List<String> command : EVERY_COMMAND) {
         Cli.Run run = run(command, notAStore);
 
-        assertThat(run.status()).isEqualTo(1);
+        assertThat(run.status()).as("%s", command).isEqualTo(1);
         assertThat(run.err())
-            .isEqualTo(
-                "queue-bridge: "
-                    + notAStore
-                    + " is not a file store: it holds no qb-store marker (expected the directory of"
-                    + " an existing file store; reading creates none)\n");
+            .startsWith("queue-bridge: store file:" + notAStore + " does not exist: ")
+            .contains("no qb-store marker")
+            .endsWith("(expected an existing store)\n");
       }
       assertThat(list(notAStore)).isEqualTo(before);
     }
@@ -73,21 +77,35 @@ class FileStoreSafetyTest {
     Cli.Run run = run(List.of("queues"), file);
 
     assertThat(run.status()).isEqualTo(1);
-    assertThat(run.err()).contains("file store " + file + " is not a directory");
+    assertThat(run.err()).contains(file + " does not exist: the path is a file, not a directory");
   }
 
   @Test
-  void aStoreHeldByAnotherOpenerIsRefusedWithTheLocksMessage() {
+  void aStoreHeldByAWriterIsReadBesideItAndChangingItIsRefusedWithTheLocksMessage() {
     Path path = dir.resolve("store");
     try (Storage held = QueueStores.file(path)) {
       StoreFixture.fill(held);
       StoreLockedException expected =
           catchThrowableOfType(StoreLockedException.class, () -> QueueStores.file(path));
 
-      Cli.Run run = run(List.of("queues"), path);
+      Cli.Run read = run(List.of("queues"), path);
+      assertThat(read.err()).isEmpty();
+      assertThat(read.status()).isZero();
+      assertThat(QueuesCommandTest.withoutBytes(read.out()))
+          .isEqualTo(QueuesCommandTest.FIXTURE_TABLE);
 
-      assertThat(run.status()).isEqualTo(1);
-      assertThat(run.err()).isEqualTo("queue-bridge: " + expected.getMessage() + "\n");
+      for (List<String> change :
+          List.of(
+              List.of("purge", "jobs", "--yes"),
+              List.of("delete-group", "jobs", "workers", "--yes"),
+              List.of("dlq", "redrive", "$dlq/jobs"),
+              List.of("reset-offsets", "jobs", "--group", "workers", "--to-latest", "--execute"))) {
+        Cli.Run run = run(change, path);
+        assertThat(run.status()).as("%s", change).isEqualTo(1);
+        assertThat(run.err()).isEqualTo("queue-bridge: " + expected.getMessage() + "\n");
+      }
+      assertThat(held.queues().count("jobs")).isEqualTo(6);
+      assertThat(held.queues().count("$dlq/jobs")).isEqualTo(1);
     }
   }
 

@@ -10,9 +10,6 @@ import io.queuebridge.connect.sink.QueueSinkConnector;
 import io.queuebridge.connect.source.QueueSourceConfig;
 import io.queuebridge.connect.source.QueueSourceConnector;
 import io.queuebridge.core.SharedStores;
-import io.queuebridge.core.store.ConsumerGroupStore;
-import io.queuebridge.core.store.DurableQueueStore;
-import io.queuebridge.core.store.Storage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,9 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * caught up every hop reports the exact offsets and no lag; with the source paused, its lag grows
  * by what was produced meanwhile while the sink's stays zero.
  *
- * <p>The worker holds the file store open, and a file store has one opener: the command gets the
- * worker's open instance through {@link SharedStores}, as a test of the other commands gets the
- * store it built.
+ * <p>The worker holds the file store open (the test holds a {@link SharedStores} lease on it from
+ * the start, so the store exists before the connectors do); the command opens it the ordinary way,
+ * read-only, beside the writer.
  */
 class LagCommandIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -128,36 +125,6 @@ class LagCommandIT {
         dir.resolve(name + ".json"), new ObjectMapper().writeValueAsString(posted));
   }
 
-  /** Hands out the worker's open store (never closing it) and opens any other the ordinary way. */
-  private static Storage open(StoreSpec spec, boolean writable) {
-    if (!spec.type().equals("file") || !store.toString().equals(spec.config().get("path"))) {
-      return StoreOpener.existingStores().open(spec, writable);
-    }
-    SharedStores.Lease held = SharedStores.acquire("file", Map.of("path", store.toString()));
-    Storage storage = held.storage();
-    return new Storage() {
-      @Override
-      public DurableQueueStore queues() {
-        return storage.queues();
-      }
-
-      @Override
-      public ConsumerGroupStore groups() {
-        return storage.groups();
-      }
-
-      @Override
-      public String description() {
-        return storage.description();
-      }
-
-      @Override
-      public void close() {
-        held.close();
-      }
-    };
-  }
-
   private static Cli.Run lag(String... more) {
     String[] base = {
       "lag",
@@ -175,7 +142,7 @@ class LagCommandIT {
     String[] args = new String[base.length + more.length];
     System.arraycopy(base, 0, args, 0, base.length);
     System.arraycopy(more, 0, args, base.length, more.length);
-    return Cli.run(LagCommandIT::open, StoreFixture.CLOCK, args);
+    return Cli.run(StoreOpener.existingStores(), StoreFixture.CLOCK, args);
   }
 
   private static void produce(int partition, int from, int n) {
@@ -258,7 +225,7 @@ source  lag-source  PAUSED   orders-stream  -          orders-copy    45   30   
         .pollInterval(Duration.ofMillis(500))
         .untilAsserted(
             () -> {
-              Cli.Run run = Cli.run(LagCommandIT::open, StoreFixture.CLOCK, args);
+              Cli.Run run = Cli.run(StoreOpener.existingStores(), StoreFixture.CLOCK, args);
               assertThat(run.err()).isEmpty();
               assertThat(run.out())
                   .startsWith(

@@ -294,6 +294,11 @@ final class RecordingStore implements DurableQueueStore, Storage {
   }
 
   @Override
+  public java.util.OptionalLong bytes(String queue) {
+    return delegate.bytes(queue);
+  }
+
+  @Override
   public void truncate(String queue, long minOffset) {
     delegate.truncate(queue, minOffset);
   }

@@ -6,6 +6,7 @@ import io.queuebridge.core.store.contract.StoreContractTest;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -39,6 +40,17 @@ class PostgresStoreContractTest extends StoreContractTest {
     Map<String, String> config = database.config(schema);
     config.put("pool.size", "4");
     return QueueStores.open("postgres", config);
+  }
+
+  @Override
+  protected Optional<Storage> openReadOnly(Path dir) {
+    String schema;
+    synchronized (SCHEMAS) {
+      schema = SCHEMAS.computeIfAbsent(dir, d -> "t" + SCHEMAS.size());
+    }
+    Map<String, String> config = database.config(schema);
+    config.put("pool.size", "2");
+    return Optional.of(new PostgresStoreProvider().openReadOnly(config));
   }
 
   @Override
