@@ -19,15 +19,15 @@ import picocli.CommandLine.Parameters;
     mixinStandardHelpOptions = true,
     description = {
       "Moves dead-lettered messages back to the queue they came from (each message's"
-          + " _dlq_original_queue property) or to --to, exactly once: a redrive stopped at any"
+          + " x-dlq-original-queue property) or to --to, exactly once: a redrive stopped at any"
           + " point, even killed, and run again with the same target neither loses nor duplicates"
           + " a message.",
       "",
       "Messages go in dead-letter order, in batches: each batch is appended to its target with one"
           + " durability barrier, together with a record of how far the redrive got, and only then"
           + " removed from the dead-letter queue. Key, value, headers and timestamp stay byte for"
-          + " byte; the properties are kept (the _dlq_* provenance included) and _redrive_dlq,"
-          + " _redrive_dlq_offset and _redriven_at are added. A protected stream is refused as a"
+          + " byte; the properties are kept (the x-dlq-* provenance included) and x-redrive-dlq,"
+          + " x-redrive-dlq-offset and x-redriven-at are added. A protected stream is refused as a"
           + " target. Prints each message as it goes ('moved 3 -> jobs@17'; 'already-moved' when an"
           + " earlier, interrupted run appended it and it is only removed now; 'would-move' in a dry"
           + " run), then a summary.",

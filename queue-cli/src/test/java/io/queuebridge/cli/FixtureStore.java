@@ -22,11 +22,37 @@ final class FixtureStore implements AutoCloseable {
   private final Storage memory; // null for a file store
   private final StoreOpener opener;
   private final List<String> storeArgs;
+  private final AutoCloseable resource;
 
   private FixtureStore(Storage memory, StoreOpener opener, List<String> storeArgs) {
+    this(memory, opener, storeArgs, null);
+  }
+
+  private FixtureStore(
+      Storage memory, StoreOpener opener, List<String> storeArgs, AutoCloseable resource) {
     this.memory = memory;
     this.opener = opener;
     this.storeArgs = storeArgs;
+    this.resource = resource;
+  }
+
+  /**
+   * The fixture in a fresh schema of the PostgreSQL test server, named by {@code --store} pairs;
+   * the test is skipped, visibly, when {@code QUEUEBRIDGE_TEST_PG_URL} names no server.
+   */
+  static FixtureStore postgres() {
+    String url = System.getenv("QUEUEBRIDGE_TEST_PG_URL");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        url != null && !url.isBlank(),
+        "QUEUEBRIDGE_TEST_PG_URL is not set: no PostgreSQL server for the postgres variant");
+    io.queuebridge.store.postgres.PostgresTestDatabase db =
+        io.queuebridge.store.postgres.PostgresTestDatabase.create();
+    try (Storage storage = QueueStores.open("postgres", db.config())) {
+      StoreFixture.fill(storage);
+    }
+    List<String> args = new ArrayList<>(List.of("--store-type", "postgres"));
+    db.config().forEach((k, v) -> args.addAll(List.of("--store", k + "=" + v)));
+    return new FixtureStore(null, StoreOpener.existingStores(), args, db);
   }
 
   static FixtureStore create(Kind kind, Path dir) {
@@ -94,6 +120,13 @@ final class FixtureStore implements AutoCloseable {
   public void close() {
     if (memory != null) {
       memory.close();
+    }
+    if (resource != null) {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("cannot drop the test database", e);
+      }
     }
   }
 }

@@ -266,7 +266,9 @@ class OperatorMovesTest {
     assertThat(moved).hasSize(3);
     assertThat(moved.get(0).properties())
         .containsEntry(MessageProperties.DLQ_ORIGINAL_QUEUE, "jobs")
-        .containsEntry(MessageProperties.DLQ_REASON, dead.get(0).properties().get("_dlq_reason"));
+        .containsEntry(
+            MessageProperties.DLQ_REASON,
+            dead.get(0).properties().get(MessageProperties.DLQ_REASON));
   }
 
   @ParameterizedTest

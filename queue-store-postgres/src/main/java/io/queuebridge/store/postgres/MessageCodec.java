@@ -2,6 +2,7 @@ package io.queuebridge.store.postgres;
 
 import io.queuebridge.core.Header;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.TimestampType;
 import java.nio.BufferUnderflowException;
@@ -85,7 +86,7 @@ final class MessageCodec {
       if (props > 0) {
         Map<String, String> ps = new LinkedHashMap<>();
         for (int i = 0; i < props; i++) {
-          ps.put(string(in), string(in));
+          ps.put(MessageProperties.currentName(string(in)), string(in));
         }
         b.properties(ps);
       }

@@ -19,6 +19,6 @@ final class ReadOnlyViews {
     if (groupId != null) {
       call.append(", group '").append(groupId).append('\'');
     }
-    return new ReadOnlyStoreException(db.config().description(), call.toString());
+    return new ReadOnlyStoreException(db.config().description() + " (read-only)", call.toString());
   }
 }

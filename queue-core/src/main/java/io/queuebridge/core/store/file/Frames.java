@@ -2,6 +2,7 @@ package io.queuebridge.core.store.file;
 
 import io.queuebridge.core.Header;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.TimestampType;
 import java.lang.ref.SoftReference;
@@ -423,7 +424,7 @@ final class Frames {
     if (props > 0) {
       Map<String, String> ps = new LinkedHashMap<>(props * 2);
       for (int i = 0; i < props; i++) {
-        String k = src.getString();
+        String k = MessageProperties.currentName(src.getString());
         ps.put(k, src.getNullableString());
       }
       b.properties(ps);

@@ -11,6 +11,7 @@ import static org.awaitility.Awaitility.await;
 import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.Header;
 import io.queuebridge.core.Message;
+import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MessageState;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueType;
@@ -121,6 +122,15 @@ public abstract class StoreContractTest {
 
   /** What {@link DurableQueueStore#supportsDurableSync()} must answer for this store. */
   protected abstract boolean durableSync();
+
+  /**
+   * Whether the store can hold data an earlier release wrote (it encodes messages and reopens
+   * them), so that it must read the property names those releases stored under today's names
+   * (BEHAVIOUR Q-MSG). Defaults to {@link #persistent()}.
+   */
+  protected boolean readsEarlierReleases() {
+    return persistent();
+  }
 
   /**
    * Whether {@code truncate} removes exactly the messages below the requested offset (head ==
@@ -442,7 +452,7 @@ public abstract class StoreContractTest {
             .createdAt(T0)
             .expiresAt(T0.plus(Duration.ofDays(7)).plusNanos(1))
             .state(MessageState.RETRY)
-            .property("client_id", "c-1")
+            .property(MessageProperties.CLIENT_ID, "c-1")
             .property("x-empty", "")
             .build();
     long offset = queues().append("q", given);
@@ -450,6 +460,35 @@ public abstract class StoreContractTest {
     assertThat(read).isEqualTo(given.withOffset(offset));
     assertThat(read.offset()).isEqualTo(offset);
     assertThat(queues().readBatch("q", offset, 1)).containsExactly(given.withOffset(offset));
+  }
+
+  @Test
+  void propertiesStoredUnderTheNamesOfEarlierReleasesReadUnderTodays() throws Exception {
+    assumeThat(readsEarlierReleases())
+        .as("the store holds no data written by an earlier release")
+        .isTrue();
+    queues().createQueue(QueueConfig.durable("q").build());
+    Message old =
+        Message.builder()
+            .value("dead".getBytes(UTF_8))
+            .property("client_id", "c-1")
+            .property("_dlq_original_queue", "jobs")
+            .property("_dlq_reason", "poison")
+            .property("tenant", "eu")
+            .build();
+    long offset = queues().append("q", old);
+    reopen();
+    assertThat(queues().read("q", offset).properties())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                MessageProperties.CLIENT_ID,
+                "c-1",
+                MessageProperties.DLQ_ORIGINAL_QUEUE,
+                "jobs",
+                MessageProperties.DLQ_REASON,
+                "poison",
+                "tenant",
+                "eu"));
   }
 
   @Test
