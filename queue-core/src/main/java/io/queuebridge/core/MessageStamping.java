@@ -20,7 +20,7 @@ final class MessageStamping {
 
   /**
    * The request as an un-appended message with normalised properties: reserved names removed,
-   * {@code client_id} added when the request has a client id. Key, value and headers are shared
+   * {@code x-client-id} added when the request has a client id. Key, value and headers are shared
    * with the immutable request; {@link #stamp} copies them per target.
    */
   static Message normalise(PublishRequest request) {

@@ -362,7 +362,7 @@ public final class QueueManager {
    * stopped at any point (a kill included) and run again with the same target neither loses nor
    * duplicates a message (BEHAVIOUR M-REDRIVE). Messages go in dead-letter order, in batches, each
    * batch appended with one barrier and then removed from the dead-letter queue. Key, value,
-   * headers and timestamp are kept byte for byte, and so are the properties (the {@code _dlq_*}
+   * headers and timestamp are kept byte for byte, and so are the properties (the {@code x-dlq-*}
    * provenance included); {@link MessageProperties#REDRIVE_DLQ}, {@link
    * MessageProperties#REDRIVE_DLQ_OFFSET} and {@link MessageProperties#REDRIVEN_AT} are added. A
    * target is checked like {@link #publishBatchDurably} checks it (size, depth), except that a
@@ -436,7 +436,7 @@ public final class QueueManager {
    *
    * <p>Each target gets its own message: a fresh id, copies of key, value and headers, the
    * request's topic and timestamp, the request's properties without reserved names ({@link
-   * MessageProperties#RESERVED}) plus {@code client_id} when the request has a client id, state
+   * MessageProperties#RESERVED}) plus {@code x-client-id} when the request has a client id, state
    * {@code QUEUED}, created now and expiring after the queue's {@code messageTtl} (never when
    * zero).
    *

@@ -155,10 +155,10 @@ import java.util.function.Supplier;
  * The DLQ of queue {@code q} is the queue's configured {@code dlq.topic}, else {@code
  * dlqTopicPrefix + q}; it is created on first use as a durable classic queue with filter {@code
  * <dlq>/#}, its own DLQ disabled (no chains) and no TTL. A dead letter keeps the key, value,
- * headers, timestamp and properties of the original and adds {@code _dlq_original_queue}, {@code
- * _dlq_original_topic}, {@code _dlq_group}, {@code _dlq_delivery_count}, {@code _dlq_reason},
- * {@code _dlq_moved_at} (UTC ISO-8601), {@code _dlq_original_id} (when the original had an id) and
- * {@code _dlq_original_offset}, stamped after the copied properties so they cannot be forged; its
+ * headers, timestamp and properties of the original and adds {@code x-dlq-original-queue}, {@code
+ * x-dlq-original-topic}, {@code x-dlq-group}, {@code x-dlq-delivery-count}, {@code x-dlq-reason},
+ * {@code x-dlq-moved-at} (UTC ISO-8601), {@code x-dlq-original-id} (when the original had an id) and
+ * {@code x-dlq-original-offset}, stamped after the copied properties so they cannot be forged; its
  * topic is the DLQ name and its state {@link MessageState#DLQ}. Dead letters bypass the DLQ's
  * {@code maxDepth}: refusing one would leave the poison message in the source queue.
  */
