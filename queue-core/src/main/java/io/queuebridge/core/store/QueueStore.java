@@ -187,7 +187,8 @@ public interface QueueStore extends AutoCloseable {
    */
   default boolean awaitAppend(String queue, long offset, Duration timeout)
       throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline =
+        System.nanoTime() + io.queuebridge.core.store.support.StoreChecks.awaitNanos(timeout);
     while (tail(queue) <= offset) {
       if (Thread.interrupted()) {
         throw new InterruptedException();

@@ -2,6 +2,7 @@ package io.queuebridge.core.store.file;
 
 import io.queuebridge.core.Message;
 import io.queuebridge.core.store.support.QueueLog;
+import io.queuebridge.core.store.support.StoreChecks;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -212,7 +213,7 @@ final class SegmentedLog implements QueueLog {
     if (segments.tail() > offset) {
       return true;
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = System.nanoTime() + StoreChecks.awaitNanos(timeout);
     synchronized (signal) {
       waiters++;
       try {

@@ -1018,6 +1018,23 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void awaitAppendTakesATimeoutTooLongToCountInNanoseconds() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    AtomicReference<Thread> waiterThread = new AtomicReference<>();
+    CompletableFuture<Boolean> waiter =
+        CompletableFuture.supplyAsync(
+            () -> {
+              waiterThread.set(Thread.currentThread());
+              return awaitUnchecked("q", 0, Duration.ofSeconds(Long.MAX_VALUE));
+            },
+            executor);
+    awaitParked(waiterThread);
+    assertThat(waiter).isNotDone();
+    queues().append("q", message("v0"));
+    assertThat(waiter.get(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
   void awaitAppendReturnsFalseWhenTheTimeoutPasses() throws InterruptedException {
     queues().createQueue(QueueConfig.durable("q").build());
     appendValues("q", 2);
