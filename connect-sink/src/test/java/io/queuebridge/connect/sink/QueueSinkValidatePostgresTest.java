@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,10 +38,16 @@ class QueueSinkValidatePostgresTest {
   @BeforeAll
   static void database() {
     String url = System.getenv("QUEUEBRIDGE_TEST_PG_URL");
+    if (url != null && !url.isBlank()) {
+      db = PostgresTestDatabase.create();
+    }
+  }
+
+  @BeforeEach
+  void needsAServer() {
+    // per test, so that every skipped test is counted and shows this reason
     assumeTrue(
-        url != null && !url.isBlank(),
-        "QUEUEBRIDGE_TEST_PG_URL is not set: no PostgreSQL server to validate against");
-    db = PostgresTestDatabase.create();
+        db != null, "QUEUEBRIDGE_TEST_PG_URL is not set: no PostgreSQL server to validate against");
   }
 
   @AfterAll
