@@ -1,5 +1,6 @@
 package io.queuebridge.connect.common;
 
+import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;
@@ -178,12 +179,13 @@ public abstract class QueueConnectorConfig extends AbstractConfig {
   }
 
   /**
-   * For a connector's {@code validate()}: runs {@code check} on a lease of the configured store,
-   * adding a store that cannot be opened to {@code result} (see {@link
-   * StoreSettings#checkWithStore}). Opens the store if nobody in this worker holds it yet, so call
-   * it only after {@link #validateStoreKeys} accepted the keys.
+   * For a connector's {@code validate()}: runs {@code check} on an unstarted manager over the
+   * configured store opened read-only, which creates and changes nothing, adding a store that
+   * cannot be opened to {@code result}; a store that does not exist yet is not checked (see {@link
+   * StoreSettings#checkWithStore}). Call it only after {@link #validateStoreKeys} accepted the
+   * keys.
    */
-  public void checkWithStore(Config result, Consumer<SharedStores.Lease> check) {
+  public void checkWithStore(Config result, Consumer<QueueManager> check) {
     StoreSettings.checkWithStore(result, storeType(), storeConfig(), check);
   }
 

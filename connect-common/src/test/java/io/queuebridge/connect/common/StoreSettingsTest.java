@@ -3,6 +3,8 @@ package io.queuebridge.connect.common;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,33 +57,76 @@ class StoreSettingsTest {
   @Test
   void storeThatCannotBeOpenedIsReportedOnTheTypeWithTheSecretRedacted() {
     Config result = new Config(new ArrayList<>());
-    List<SharedStores.Lease> checked = new ArrayList<>();
+    List<QueueManager> checked = new ArrayList<>();
     StoreSettings.checkWithStore(result, "memory", Map.of("password", SECRET), checked::add);
     assertThat(checked).isEmpty();
     assertThat(errors(result, "queue.store.type"))
         .singleElement()
         .asString()
         .startsWith("cannot open the store: ")
+        .contains("password")
         .doesNotContain(SECRET);
   }
 
   @Test
-  void checkWithStoreRunsTheCheckOnALeaseAndReleasesIt() {
-    Config result = new Config(new ArrayList<>());
+  void checkWithStoreRunsTheCheckOnAReadOnlyViewBesideTheWriter() {
     Map<String, String> store = Map.of("name", "check-with-store");
-    StoreSettings.checkWithStore(
-        result,
-        "memory",
-        store,
-        lease -> {
-          lease.manager().createQueue(io.queuebridge.core.QueueConfig.durable("q").build());
-          ConfigErrors.add(result, "queue.name", "seen " + lease.manager().listQueues().size());
-        });
-    assertThat(errors(result, "queue.name")).containsExactly("seen 1");
-    // released: the next lease opens a new, empty memory store of that name
-    try (SharedStores.Lease again = StoreSettings.acquire("memory", store)) {
-      assertThat(again.manager().listQueues()).isEmpty();
+    try (SharedStores.Lease writer = StoreSettings.acquire("memory", store)) {
+      writer.manager().createQueue(QueueConfig.durable("q").build());
+      Config result = new Config(new ArrayList<>());
+      StoreSettings.checkWithStore(
+          result,
+          "memory",
+          store,
+          manager -> {
+            ConfigErrors.add(
+                result,
+                "queue.name",
+                "seen " + manager.listQueues().stream().map(QueueConfig::name).toList());
+            manager.createQueue(QueueConfig.durable("written-by-validation").build());
+          });
+      assertThat(errors(result, "queue.name")).containsExactly("seen [q]");
+      assertThat(errors(result, "queue.store.type"))
+          .as("a write through the manager is refused, and reported")
+          .singleElement()
+          .asString()
+          .startsWith("cannot read the store: ")
+          .contains("read-only")
+          .contains("written-by-validation");
+      // the writer's store is unchanged and still open: closing the view left it alone
+      assertThat(writer.manager().listQueues()).extracting(QueueConfig::name).containsExactly("q");
     }
+  }
+
+  @Test
+  void checkWithStoreOnAStoreThatDoesNotExistRunsNoCheckAndReportsNothing() {
+    Config result = new Config(new ArrayList<>());
+    List<QueueManager> checked = new ArrayList<>();
+    // no memory store of that name is open: the read-only open finds none
+    StoreSettings.checkWithStore(result, "memory", Map.of("name", "never-opened"), checked::add);
+    assertThat(checked).isEmpty();
+    assertThat(ConfigErrors.any(result)).isFalse();
+  }
+
+  @Test
+  void checkWithStoreNeverOpensWritableAStoreWithoutReadOnlyOpen() {
+    int opens = ScriptedStoreProvider.OPENS.get();
+    Config result = new Config(new ArrayList<>());
+    List<QueueManager> checked = new ArrayList<>();
+    StoreSettings.checkWithStore(result, "scripted", Map.of(), checked::add);
+    assertThat(checked).as("the checks that read the store are skipped").isEmpty();
+    assertThat(ConfigErrors.any(result)).isFalse();
+    assertThat(ScriptedStoreProvider.OPENS.get()).as("writable opens").isEqualTo(opens);
+  }
+
+  @Test
+  void aStoreThatDoesNotExistIsNoErrorEvenWhenItsMessageQuotesTheSecret() {
+    Config result = new Config(new ArrayList<>());
+    List<QueueManager> checked = new ArrayList<>();
+    StoreSettings.checkWithStore(
+        result, "scripted", Map.of("read-only", "absent", "password", SECRET), checked::add);
+    assertThat(checked).isEmpty();
+    assertThat(ConfigErrors.any(result)).isFalse();
   }
 
   @Test

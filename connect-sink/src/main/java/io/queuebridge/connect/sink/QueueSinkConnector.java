@@ -2,8 +2,10 @@ package io.queuebridge.connect.sink;
 
 import io.queuebridge.connect.common.ConfigErrors;
 import io.queuebridge.core.QueueBridgeVersion;
-import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +60,13 @@ public class QueueSinkConnector extends SinkConnector {
    * Field-by-field validation plus the checks that need more than one field: the store's own keys
    * (unknown or bad {@code queue.store.*} values are reported on their key), and contract drift of
    * an existing stream, reported on the connector key that sets each differing field.
+   *
+   * <p>The drift check reads the store opened read-only ({@link
+   * io.queuebridge.connect.common.StoreSettings#checkWithStore}): validating creates nothing (no
+   * {@code file} store directory, no {@code postgres} schema), takes no lock and changes nothing,
+   * also beside a running task. A store or a stream that does not exist yet passes: the task
+   * creates it. Whether the store can make appends durable is left to the task's start, which
+   * refuses a store that cannot: a read-only view cannot tell for every store.
    */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
@@ -67,14 +76,27 @@ public class QueueSinkConnector extends SinkConnector {
     }
     QueueSinkConfig parsed = new QueueSinkConfig(connectorConfigs);
     if (parsed.validateStoreKeys(config)) {
-      parsed.checkWithStore(config, lease -> reportDrift(config, parsed, lease));
+      parsed.checkWithStore(config, manager -> reportDrift(config, parsed, manager));
     }
     return config;
   }
 
-  private static void reportDrift(Config config, QueueSinkConfig parsed, SharedStores.Lease lease) {
+  /**
+   * Compares the stored stream, if there is one, with the contract the configuration asks for, the
+   * comparison the task's declaration makes. Not {@link QueueManager#checkProtectedStream}: that
+   * first requires the store to make appends durable, which a read-only {@code postgres} view never
+   * claims, and would hide the drift behind that refusal.
+   */
+  private static void reportDrift(Config config, QueueSinkConfig parsed, QueueManager manager) {
+    QueueConfig contract = parsed.streamContract();
+    QueueConfig stored;
     try {
-      lease.manager().checkProtectedStream(parsed.streamContract());
+      stored = manager.getQueue(contract.name());
+    } catch (QueueNotFoundException absent) {
+      return; // declared by the task when it starts
+    }
+    try {
+      QueueManager.validateProtectedQueueContract(contract, stored);
     } catch (ProtectedQueueContractDriftException e) {
       if (e.mismatches().isEmpty()) {
         ConfigErrors.add(config, QueueSinkConfig.QUEUE_NAME_CONFIG, e.getMessage());

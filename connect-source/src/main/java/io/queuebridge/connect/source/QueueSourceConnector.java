@@ -182,6 +182,11 @@ public class QueueSourceConnector extends SourceConnector {
    * key to change: one of {@code queue.names} / {@code queue.filter}, one of {@code topic} / {@code
    * topic.template}, the field a start position needs, the store's own keys (on their {@code
    * queue.store.*} key), and, in shared mode, no streams among the selected queues.
+   *
+   * <p>The shared-mode check reads the store opened read-only ({@link
+   * io.queuebridge.connect.common.StoreSettings#checkWithStore}): validating creates, locks and
+   * changes nothing, also beside running tasks; a store that does not exist yet has no queues to
+   * select, so it passes.
    */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
@@ -198,9 +203,8 @@ public class QueueSourceConnector extends SourceConnector {
     if (parsed.consumerMode() == ConsumerMode.SHARED && !ConfigErrors.any(result)) {
       parsed.checkWithStore(
           result,
-          lease -> {
-            List<String> streams =
-                QueueSelection.streams(QueueSelection.resolve(parsed, lease.manager()));
+          manager -> {
+            List<String> streams = QueueSelection.streams(QueueSelection.resolve(parsed, manager));
             if (!streams.isEmpty()) {
               ConfigErrors.add(
                   result,
