@@ -103,6 +103,7 @@ public abstract class QueueConnectorConfig extends AbstractConfig {
         STORE_PATH_CONFIG,
         Type.STRING,
         null,
+        ConfigValidators.absolutePathOrNone(),
         Importance.HIGH,
         STORE_PATH_DOC,
         STORE_GROUP,

@@ -1,5 +1,6 @@
 package io.queuebridge.connect.sink;
 
+import io.queuebridge.connect.common.ConfigValidators;
 import io.queuebridge.connect.common.QueueConnectorConfig;
 import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueType;
@@ -121,7 +122,7 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
         QUEUE_NAME_CONFIG,
         Type.STRING,
         ConfigDef.NO_DEFAULT_VALUE,
-        new ConfigDef.NonEmptyStringWithoutControlChars(),
+        ConfigValidators.queueName(),
         Importance.HIGH,
         QUEUE_NAME_DOC,
         STREAM_GROUP,

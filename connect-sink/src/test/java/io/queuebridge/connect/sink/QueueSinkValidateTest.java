@@ -75,6 +75,28 @@ class QueueSinkValidateTest {
   }
 
   @Test
+  void aRelativeStorePathAndAQueueNameNoStoreAcceptsFailValidationOnTheirKeys() {
+    Map<String, String> relative = props(Path.of("data", "store"), HOUR);
+    Map<String, List<String>> errors = validate(relative);
+    assertThat(errors).containsOnlyKeys(QueueSinkConfig.STORE_PATH_CONFIG);
+    assertThat(errors.get(QueueSinkConfig.STORE_PATH_CONFIG))
+        .singleElement()
+        .asString()
+        .contains("data/store")
+        .contains("expected an absolute path");
+    assertThat(Path.of("data")).doesNotExist();
+
+    for (String name : List.of("x".repeat(10_000), "a\u0000b", "\ud800")) {
+      Map<String, String> bad = props(tmp.resolve("store"), HOUR);
+      bad.put(QueueSinkConfig.QUEUE_NAME_CONFIG, name);
+      assertThat(validate(bad))
+          .as("queue.name of %d characters", name.length())
+          .containsOnlyKeys(QueueSinkConfig.QUEUE_NAME_CONFIG);
+    }
+    assertThat(tmp.resolve("store")).doesNotExist();
+  }
+
+  @Test
   void validateOnAFileStoreThatDoesNotExistCreatesNothingAndPasses() {
     Path store = tmp.resolve("not-yet").resolve("store");
 

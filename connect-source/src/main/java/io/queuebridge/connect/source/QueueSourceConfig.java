@@ -1,5 +1,6 @@
 package io.queuebridge.connect.source;
 
+import io.queuebridge.connect.common.ConfigValidators;
 import io.queuebridge.connect.common.QueueConnectorConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.topic.TopicFilters;
@@ -225,6 +226,7 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
         QUEUE_NAMES_CONFIG,
         Type.LIST,
         "",
+        ConfigValidators.queueNames(),
         Importance.HIGH,
         QUEUE_NAMES_DOC,
         QUEUES_GROUP,
