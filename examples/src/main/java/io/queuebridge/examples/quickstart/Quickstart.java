@@ -157,7 +157,8 @@ public final class Quickstart implements Callable<Integer> {
             rate,
             Duration.ofSeconds(timeoutSeconds),
             show == 0 ? Integer.MAX_VALUE : show,
-            follow);
+            follow,
+            CliHints.fromSystemProperties());
     try {
       return run.execute();
     } finally {
