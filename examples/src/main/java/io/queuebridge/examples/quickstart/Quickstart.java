@@ -39,8 +39,8 @@ import picocli.CommandLine.Option;
     },
     footer = {
       "",
-      "The ./quickstart script builds the plugin first (--skip-build: reuse the last build) and"
-          + " passes --work-dir examples/target/quickstart unless given one.",
+      "The ./quickstart script builds the plugin and bin/queue-bridge first (--skip-build: reuse"
+          + " the last build) and passes --work-dir examples/target/quickstart unless given one.",
       "Exit status: 0 round trip verified, 1 the data did not flow as expected, 2 bad arguments,"
           + " 3 something needed is missing (plugin not built, broker or worker did not start)."
     })
@@ -157,7 +157,8 @@ public final class Quickstart implements Callable<Integer> {
             rate,
             Duration.ofSeconds(timeoutSeconds),
             show == 0 ? Integer.MAX_VALUE : show,
-            follow);
+            follow,
+            CliHints.fromSystemProperties());
     try {
       return run.execute();
     } finally {

@@ -55,9 +55,10 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  *       input's key, value and headers once;
  *   <li>delete the connectors, which closes the store (the worker's copy of the plugin holds it
  *       open, and a file store can be open once per JVM), then open the store here and compare each
- *       stream message with the record it was captured from;
- *   <li>with {@code --follow}: instead of step 7, keep sending one record a second and printing
- *       counts until Ctrl-C.
+ *       stream message with the record it was captured from; end with the operator command lines
+ *       ({@link CliHints}) to try on the store it leaves in the work directory ({@code store/});
+ *   <li>with {@code --follow}: instead of step 7, print those command lines (they read the store
+ *       beside the worker), then keep sending one record a second and printing counts until Ctrl-C.
  * </ol>
  *
  * <p>Not thread-safe; one run per instance.
@@ -82,6 +83,7 @@ final class QuickstartRun {
   private final Duration timeout;
   private final int show;
   private final boolean follow;
+  private final CliHints cliHints;
   private final long startNanos = System.nanoTime();
 
   private EmbeddedConnectCluster cluster;
@@ -106,7 +108,8 @@ final class QuickstartRun {
       int rate,
       Duration timeout,
       int show,
-      boolean follow) {
+      boolean follow,
+      CliHints cliHints) {
     this.out = out;
     this.pluginDir = pluginDir;
     this.workDir = workDir;
@@ -116,6 +119,7 @@ final class QuickstartRun {
     this.timeout = timeout;
     this.show = show;
     this.follow = follow;
+    this.cliHints = cliHints;
   }
 
   /** Runs the quickstart; returns the process exit status. */
@@ -217,6 +221,9 @@ final class QuickstartRun {
 
     if (follow) {
       requireNoProblems(restoreProblems, replayProblems, List.of());
+      suggestCommands(
+          "While it runs, look at its store from another terminal with the operator command line"
+              + " (it only reads, beside the worker):");
       followUntilStopped(rest, produced.size());
       return Quickstart.OK;
     }
@@ -258,6 +265,9 @@ final class QuickstartRun {
             + " identical) in "
             + elapsedSeconds()
             + " s");
+    suggestCommands(
+        "Look at the store it left with the operator command line (it only reads; ./quickstart"
+            + " built it):");
     return Quickstart.OK;
   }
 
@@ -694,6 +704,15 @@ final class QuickstartRun {
   }
 
   // ---- output
+
+  /** The operator command lines to try on the store, ready to paste: the run's last lines. */
+  private void suggestCommands(String intro) {
+    out.println();
+    out.println(intro);
+    for (String command : cliHints.commands(storeDir, streamName)) {
+      out.println("  " + command);
+    }
+  }
 
   private void step(int n, String what) {
     out.println();

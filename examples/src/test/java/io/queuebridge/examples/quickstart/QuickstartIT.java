@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs {@code ./quickstart --skip-build} (what the reactor built is what it runs) in a child
- * process, as a user would, and checks what it prints and how it exits.
+ * process, as a user would, and checks what it prints and how it exits; then pastes the command
+ * lines it ends with into a shell, as a user would, on the store it left.
  */
 class QuickstartIT {
   private static final Pattern PROGRESS =
@@ -30,10 +31,19 @@ class QuickstartIT {
 
   @Test
   void verifyingRunShowsProgressComparesRecordByRecordAndExitsZero() throws Exception {
+    // a space in the work directory: the suggested command lines must quote the store's path
+    Path workDir = work.resolve("quick start");
     // 60 records at 20/s: 20 before the connectors start, 40 more over the next two seconds
     Run run =
         quickstart(
-            "--records", "60", "--rate", "20", "--timeout", "150", "--work-dir", work.toString());
+            "--records",
+            "60",
+            "--rate",
+            "20",
+            "--timeout",
+            "150",
+            "--work-dir",
+            workDir.toString());
 
     assertThat(run.exit).as(run.output).isZero();
     assertThat(run.output)
@@ -78,7 +88,39 @@ class QuickstartIT {
     assertThat(progress.get(progress.size() - 1))
         .as("the last progress line: everything arrived")
         .containsExactly(60, 60, 60, 60);
-    assertThat(work.resolve("worker.log")).isNotEmptyFile();
+    assertThat(workDir.resolve("worker.log")).isNotEmptyFile();
+
+    // the last lines: the operator command lines to try on the store the run left, run from the
+    // directory ./quickstart ran in (the repository) exactly as printed
+    String store = "'path=" + workDir.resolve("store") + "'";
+    List<String> lines = run.output.strip().lines().toList();
+    assertThat(lines.subList(lines.size() - 5, lines.size()))
+        .as(run.output)
+        .containsExactly(
+            "Look at the store it left with the operator command line (it only reads; ./quickstart"
+                + " built it):",
+            "  bin/queue-bridge queues --store-type file --store " + store,
+            "  bin/queue-bridge describe orders --store-type file --store " + store,
+            "  bin/queue-bridge tail orders --max 5 --store-type file --store " + store,
+            "  bin/queue-bridge groups orders --store-type file --store " + store);
+    List<Run> pasted = new ArrayList<>();
+    for (String line : lines.subList(lines.size() - 4, lines.size())) {
+      Run cli = shell(line.strip());
+      assertThat(cli.exit).as("%s:%n%s", line, cli.output).isZero();
+      pasted.add(cli);
+    }
+    // queues: the protected stream with every record the run sent; describe: the same stream;
+    // tail: its newest five messages; groups: the two sources' stream groups, caught up
+    assertThat(pasted.get(0).output).containsPattern("(?m)^orders +stream +yes +yes +60 ");
+    assertThat(pasted.get(1).output)
+        .containsPattern("(?m)^Queue: +orders$")
+        .containsPattern("(?m)^Messages: +60$");
+    assertThat(Pattern.compile("(?m)^offset (\\d+) ").matcher(pasted.get(2).output).results())
+        .extracting(r -> r.group(1))
+        .containsExactly("55", "56", "57", "58", "59");
+    assertThat(pasted.get(3).output)
+        .containsPattern("(?m)^connect-orders-replay +stream +60 +60 +0 ")
+        .containsPattern("(?m)^connect-orders-restore +stream +60 +60 +0 ");
   }
 
   @Test
@@ -101,6 +143,30 @@ class QuickstartIT {
   }
 
   private record Run(int exit, String output) {}
+
+  /** {@code line} run by bash in the repository, as pasted into a terminal there. */
+  private static Run shell(String line) throws IOException, InterruptedException {
+    ProcessBuilder pb =
+        new ProcessBuilder("bash", "-c", line)
+            .directory(PluginUnderTest.repo().toFile())
+            .redirectErrorStream(true);
+    String javaBin = Path.of(System.getProperty("java.home"), "bin").toString();
+    pb.environment().merge("PATH", javaBin, (old, bin) -> bin + File.pathSeparator + old);
+    Path log = Files.createTempFile("quickstart-it-cli-", ".out");
+    pb.redirectOutput(log.toFile());
+    Process process = pb.start();
+    boolean done = process.waitFor(1, TimeUnit.MINUTES);
+    if (!done) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+      process.waitFor(30, TimeUnit.SECONDS);
+    }
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    Files.deleteIfExists(log);
+    assertThat(done).as("%s finished within a minute; output so far:%n%s", line, output).isTrue();
+    System.out.println("$ " + line + "\n" + output);
+    return new Run(process.exitValue(), output);
+  }
 
   private static Run quickstart(String... args) throws IOException, InterruptedException {
     Path repo = PluginUnderTest.repo();
