@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The commands that change a store — {@code dlq redrive}, {@code reset-offsets}, {@code purge},
@@ -19,14 +19,6 @@ class ChangeCommandsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir Path dir;
-
-  private FixtureStore create(String kind) {
-    return switch (kind) {
-      case "memory" -> FixtureStore.create(FixtureStore.Kind.MEMORY, dir);
-      case "file" -> FixtureStore.create(FixtureStore.Kind.FILE, dir);
-      default -> FixtureStore.postgres();
-    };
-  }
 
   private static JsonNode json(Cli.Run run) throws Exception {
     assertThat(run.err()).isEmpty();
@@ -48,9 +40,10 @@ class ChangeCommandsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"memory", "file", "postgres"})
-  void redriveMovesTheDeadLetterBackAndADryRunChangesNothing(String kind) throws Exception {
-    try (FixtureStore store = create(kind)) {
+  @EnumSource(FixtureStore.Kind.class)
+  void redriveMovesTheDeadLetterBackAndADryRunChangesNothing(FixtureStore.Kind kind)
+      throws Exception {
+    try (FixtureStore store = FixtureStore.create(kind, dir)) {
       Cli.Run dry = store.run("dlq", "redrive", "$dlq/jobs", "--dry-run");
       assertThat(dry.status()).as(dry.err()).isZero();
       assertThat(dry.out())
@@ -81,9 +74,9 @@ class ChangeCommandsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"memory", "file", "postgres"})
-  void redriveRefusesAProtectedTargetAndBadArguments(String kind) throws Exception {
-    try (FixtureStore store = create(kind)) {
+  @EnumSource(FixtureStore.Kind.class)
+  void redriveRefusesAProtectedTargetAndBadArguments(FixtureStore.Kind kind) throws Exception {
+    try (FixtureStore store = FixtureStore.create(kind, dir)) {
       Cli.Run run = store.run("dlq", "redrive", "$dlq/jobs", "--to", "orders");
       assertThat(run.status()).isEqualTo(1);
       assertThat(run.err()).contains("orders").contains("protected");
@@ -101,9 +94,10 @@ class ChangeCommandsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"memory", "file", "postgres"})
-  void resetOffsetsIsADryRunUnlessExecutedAndRefusesLiveMembers(String kind) throws Exception {
-    try (FixtureStore store = create(kind)) {
+  @EnumSource(FixtureStore.Kind.class)
+  void resetOffsetsIsADryRunUnlessExecutedAndRefusesLiveMembers(FixtureStore.Kind kind)
+      throws Exception {
+    try (FixtureStore store = FixtureStore.create(kind, dir)) {
       JsonNode before = group(store, "jobs", "workers");
 
       Cli.Run dry = store.run("reset-offsets", "jobs", "--group", "workers", "--to-earliest");
@@ -173,9 +167,10 @@ class ChangeCommandsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"memory", "file", "postgres"})
-  void purgeAndDeleteGroupNeedYesAndRefuseProtectedStreams(String kind) throws Exception {
-    try (FixtureStore store = create(kind)) {
+  @EnumSource(FixtureStore.Kind.class)
+  void purgeAndDeleteGroupNeedYesAndRefuseProtectedStreams(FixtureStore.Kind kind)
+      throws Exception {
+    try (FixtureStore store = FixtureStore.create(kind, dir)) {
       Cli.Run unconfirmed = store.run("purge", "jobs");
       assertThat(unconfirmed.status()).isEqualTo(2);
       assertThat(unconfirmed.err()).contains("--yes");

@@ -16,7 +16,9 @@ import java.util.List;
 final class FixtureStore implements AutoCloseable {
   enum Kind {
     MEMORY,
-    FILE
+    FILE,
+    /** Skipped, visibly, without the PostgreSQL test server. */
+    POSTGRES
   }
 
   private final Storage memory; // null for a file store
@@ -56,6 +58,9 @@ final class FixtureStore implements AutoCloseable {
   }
 
   static FixtureStore create(Kind kind, Path dir) {
+    if (kind == Kind.POSTGRES) {
+      return postgres();
+    }
     if (kind == Kind.MEMORY) {
       Storage storage = QueueStores.memory();
       StoreFixture.fill(storage);

@@ -72,13 +72,15 @@ orders     stream   yes      yes        3         -      0             2        
       assertThat(orders.get("name").asText()).isEqualTo("orders");
       assertThat(orders.get("type").asText()).isEqualTo("stream");
       assertThat(orders.get("messages").asLong()).isEqualTo(3);
-      long expected = kind == FixtureStore.Kind.MEMORY ? 72 : 731;
-      assertThat(orders.get("bytes").asLong())
-          .as("memory: keys, values and headers; file: its segment files")
-          .isEqualTo(expected);
-      assertThat(queues.get(1).get("bytes").asLong())
-          .as("jobs: six 16-byte messages in memory")
-          .isEqualTo(kind == FixtureStore.Kind.MEMORY ? 96 : 756);
+      // each store counts its own way: memory keys, values and headers; file its segment files;
+      // postgres the encoded messages (positive, checked against its rows in the store's tests)
+      long jobsBytes = queues.get(1).get("bytes").asLong();
+      long ordersBytes = orders.get("bytes").asLong();
+      switch (kind) {
+        case MEMORY -> assertThat(new long[] {jobsBytes, ordersBytes}).containsExactly(96, 72);
+        case FILE -> assertThat(new long[] {jobsBytes, ordersBytes}).containsExactly(756, 731);
+        case POSTGRES -> assertThat(new long[] {jobsBytes, ordersBytes}).allMatch(b -> b > 0);
+      }
       assertThat(orders.get("protected").asBoolean()).isTrue();
       assertThat(orders.get("firstOffset").asLong()).isZero();
       assertThat(orders.get("lastOffset").asLong()).isEqualTo(2);
