@@ -58,6 +58,8 @@ import org.slf4j.LoggerFactory;
  *   queues/&lt;q&gt;/queue.head          logical head after an exact truncation inside a segment
  *                                  (envelope "QBHD" v1, 8-byte offset; see LogHead); absent
  *                                  until then, and in stores written before it existed
+ *   queues/&lt;q&gt;/queue.verified      sealed segments verified on open, with their size and mtime
+ *                                  (envelope "QBVF" v1; see VerifiedSegments)
  *   queues/&lt;q&gt;/groups/&lt;g&gt;.grp      one consumer group's log (see GroupLog)
  *   trash/                         queues being deleted (renamed here atomically, then removed)
  * </pre>
@@ -162,12 +164,14 @@ public final class FileStorage implements Storage {
     if (!recovery.clean()) {
       LOG.info(
           "file store {} opened after repairs: {} log tail(s) cut ({} bytes), {} group log tail(s)"
-              + " cut, {} leftover file(s) removed",
+              + " cut, {} leftover file(s) removed, {} damaged range(s) in sealed segments refused"
+              + " until repaired",
           dir,
           recovery.logCuts().size(),
           recovery.logBytesCut(),
           recovery.groupLogCuts().size(),
-          recovery.removedFiles().size());
+          recovery.removedFiles().size(),
+          recovery.damage().size());
     }
   }
 
@@ -526,7 +530,10 @@ public final class FileStorage implements Storage {
     return description;
   }
 
-  /** What opening this store repaired; empty when the store was clean. */
+  /**
+   * What opening this store repaired, and the damage it found in sealed segments and refuses to
+   * serve until {@link FileStores#repair} (BEHAVIOUR F-RECOVER); empty when the store was clean.
+   */
   public RecoveryReport recovery() {
     return recovery;
   }
