@@ -7,9 +7,9 @@
  * {@link io.queuebridge.core.store.file.FileStorage} (the open store; {@code recovery()} reports
  * what opening repaired and found damaged), {@link io.queuebridge.core.store.file.RecoveryReport},
  * and {@link io.queuebridge.core.store.file.FileStores} with its {@link
- * io.queuebridge.core.store.file.RepairReport} (the explicit repair). Everything else
- * is package-private. The naming rules and the queue-configuration format it shares with other
- * stores are in {@link io.queuebridge.core.store.support}.
+ * io.queuebridge.core.store.file.RepairReport} (the explicit repair). Everything else is
+ * package-private. The naming rules and the queue-configuration format it shares with other stores
+ * are in {@link io.queuebridge.core.store.support}.
  *
  * <p><b>On-disk format, version 1</b> (details next to the code that reads each file):
  *
@@ -42,9 +42,9 @@
  * truncation ({@code LogRetention}, {@code LogHead}).
  *
  * <p><b>Recovery</b> ({@code LogRecovery}, BEHAVIOUR F-RECOVER): the newest segment of each queue
- * is scanned on open (framing, continuity, CRC); its torn or corrupt tail is cut, logged at WARN and
- * reported. Sealed segments are verified on open as {@code verify.on.open} says — by default each
- * once in its present size and modification time ({@code VerifiedSegments}, {@code
+ * is scanned on open (framing, continuity, CRC); its torn or corrupt tail is cut, logged at WARN
+ * and reported. Sealed segments are verified on open as {@code verify.on.open} says — by default
+ * each once in its present size and modification time ({@code VerifiedSegments}, {@code
  * queue.verified}); damage there is not cut but reported ({@link
  * io.queuebridge.core.store.file.RecoveryReport#damage()}) and refused: the range from the bad
  * frame to the segment's end is never served and the queue takes no append until {@link
