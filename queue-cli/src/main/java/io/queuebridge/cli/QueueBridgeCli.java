@@ -34,13 +34,15 @@ import picocli.CommandLine.Spec;
       ResetOffsetsCommand.class,
       PurgeCommand.class,
       DeleteGroupCommand.class,
+      RepairCommand.class,
       LagCommand.class
     },
     description = {
       "Inspects and repairs a Queue Bridge store: its queues, consumer groups, pending entries"
           + " and messages. queues, describe, groups, pending and tail only read (beside a running"
           + " worker); dlq redrive, reset-offsets --execute, purge and delete-group change the"
-          + " store; lag shows how far behind each connector hop is.",
+          + " store; repair cuts the damage found in a file store's segments; lag shows how far"
+          + " behind each connector hop is.",
       ""
     },
     footer = {
@@ -53,6 +55,7 @@ import picocli.CommandLine.Spec;
       "  queue-bridge describe orders --store-type file --store path=/var/lib/queue-bridge",
       "  queue-bridge groups jobs --config source.json -o json",
       "  queue-bridge dlq redrive '$dlq/jobs' --config source.json --dry-run",
+      "  queue-bridge repair --dry-run --store-type file --store path=/var/lib/queue-bridge",
       "  queue-bridge lag --config sink.json --bootstrap-server kafka:9092",
       "",
       "Exit status: 0 success, 1 failure (one line on stderr says what), 2 usage error."

@@ -29,7 +29,9 @@ class FileStoreSafetyTest {
           List.of("purge", "jobs", "--yes"),
           List.of("delete-group", "jobs", "workers", "--yes"),
           List.of("dlq", "redrive", "$dlq/jobs"),
-          List.of("reset-offsets", "jobs", "--group", "workers", "--to-latest", "--execute"));
+          List.of("reset-offsets", "jobs", "--group", "workers", "--to-latest", "--execute"),
+          List.of("repair", "--dry-run"),
+          List.of("repair", "--yes"));
 
   @TempDir Path dir;
 
@@ -99,7 +101,9 @@ class FileStoreSafetyTest {
               List.of("purge", "jobs", "--yes"),
               List.of("delete-group", "jobs", "workers", "--yes"),
               List.of("dlq", "redrive", "$dlq/jobs"),
-              List.of("reset-offsets", "jobs", "--group", "workers", "--to-latest", "--execute"))) {
+              List.of("reset-offsets", "jobs", "--group", "workers", "--to-latest", "--execute"),
+              List.of("repair", "--dry-run"),
+              List.of("repair", "--yes"))) {
         Cli.Run run = run(change, path);
         assertThat(run.status()).as("%s", change).isEqualTo(1);
         assertThat(run.err()).isEqualTo("queue-bridge: " + expected.getMessage() + "\n");

@@ -28,6 +28,12 @@ import org.openjdk.jmh.annotations.TearDown;
  * (re-torn before every open), so recovery has the same work in both if, and only if, opening costs
  * O(newest segment) rather than O(store size).
  *
+ * <p>{@code verify} is {@code verify.on.open}: {@code newest} reads the newest segment only; {@code
+ * sealed-once} also the sealed segments not verified before — the trial's setup opens the store
+ * once, so every measured open finds them stamped in {@code queue.verified} (the cost of the stamp
+ * check); {@code all} reads every sealed segment at every open (the cost without the stamp, and of
+ * the first open of an unstamped store).
+ *
  * <p>Run: {@code mvn -B -ntp -Pbench -pl queue-core test-compile exec:exec
  * -Djmh.args="FileReopenBenchmark -f 1 -wi 3 -i 10"}
  */
@@ -42,6 +48,10 @@ public class FileReopenBenchmark {
   @Param({"1", "15"})
   public int fullSegments;
 
+  /** {@code verify.on.open}. */
+  @Param({"newest", "sealed-once", "all"})
+  public String verify;
+
   private Path dir;
   private FileStoreConfig config;
   private Path newest;
@@ -51,7 +61,8 @@ public class FileReopenBenchmark {
   @Setup(Level.Trial)
   public void build() throws IOException {
     dir = BenchDirs.fresh("reopen-" + fullSegments);
-    config = FileStoreConfig.defaults(dir);
+    config =
+        FileStoreConfig.defaults(dir).withVerifyOnOpen(FileStoreConfig.VerifyOnOpen.of(verify));
     byte[] value = new byte[64 * 1024];
     new Random(3).nextBytes(value);
     Message m = Message.builder().id("x").topic("t").value(value).build();
@@ -73,6 +84,7 @@ public class FileReopenBenchmark {
       newest = logs.get(logs.size() - 1);
     }
     newestSize = Files.size(newest);
+    FileStorage.open(config, Clock.systemUTC(), StoreIo.DEFAULT).close(); // stamps (sealed-once)
   }
 
   @Setup(Level.Invocation)

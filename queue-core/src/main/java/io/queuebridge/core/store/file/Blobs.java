@@ -8,8 +8,8 @@ import java.nio.file.StandardCopyOption;
 import java.util.zip.CRC32C;
 
 /**
- * Small whole files (store marker, queue configuration, checkpoint snapshot, indexes, logical head)
- * share one envelope, and are replaced atomically. Stateless and thread-safe.
+ * Small whole files (store marker, queue configuration, checkpoint snapshot, indexes, logical head,
+ * verified segments) share one envelope, and are replaced atomically. Stateless and thread-safe.
  *
  * <p><b>Envelope</b> (big-endian, 16-byte header):
  *
@@ -46,6 +46,9 @@ final class Blobs {
 
   /** "QBHD": a queue's logical head, {@code queue.head}. */
   static final int HEAD_MAGIC = 0x51424844;
+
+  /** "QBVF": the sealed segments of a queue verified so far, {@code queue.verified}. */
+  static final int VERIFIED_MAGIC = 0x51425646;
 
   static final int VERSION = 1;
 

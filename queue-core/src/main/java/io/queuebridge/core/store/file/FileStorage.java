@@ -7,6 +7,7 @@ import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.StoreClosedException;
 import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.errors.StoreLockedException;
+import io.queuebridge.core.errors.StoreNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
@@ -15,19 +16,15 @@ import io.queuebridge.core.store.support.QueueConfigCodec;
 import io.queuebridge.core.topic.TopicFilters;
 import io.queuebridge.core.topic.TopicIndex;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
@@ -35,7 +32,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -62,6 +58,8 @@ import org.slf4j.LoggerFactory;
  *   queues/&lt;q&gt;/queue.head          logical head after an exact truncation inside a segment
  *                                  (envelope "QBHD" v1, 8-byte offset; see LogHead); absent
  *                                  until then, and in stores written before it existed
+ *   queues/&lt;q&gt;/queue.verified      sealed segments verified on open, with their size and mtime
+ *                                  (envelope "QBVF" v1; see VerifiedSegments)
  *   queues/&lt;q&gt;/groups/&lt;g&gt;.grp      one consumer group's log (see GroupLog)
  *   trash/                         queues being deleted (renamed here atomically, then removed)
  * </pre>
@@ -93,9 +91,6 @@ public final class FileStorage implements Storage {
   private static final byte[] MARKER_PAYLOAD =
       "queue-bridge file store".getBytes(StandardCharsets.US_ASCII);
 
-  /** Directories open in this JVM (an OS file lock does not exclude a second channel of ours). */
-  private static final Map<Path, Boolean> OPEN = new ConcurrentHashMap<>();
-
   final FileStoreConfig config;
   final Path dir;
   final Clock clock;
@@ -105,8 +100,7 @@ public final class FileStorage implements Storage {
   final TopicIndex index = new TopicIndex();
   final Object adminLock = new Object();
   private final String description;
-  private final FileChannel lockChannel;
-  private final FileLock lock;
+  private final StoreLock lock;
   private final ScheduledExecutorService syncer;
   private final RecoveryReport recovery;
   private final FileQueueStore queueStore;
@@ -133,18 +127,11 @@ public final class FileStorage implements Storage {
     }
   }
 
-  private FileStorage(
-      FileStoreConfig config,
-      Path dir,
-      Clock clock,
-      StoreIo io,
-      FileChannel lockChannel,
-      FileLock lock) {
+  private FileStorage(FileStoreConfig config, Path dir, Clock clock, StoreIo io, StoreLock lock) {
     this.config = config;
     this.dir = dir;
     this.clock = clock;
     this.io = io;
-    this.lockChannel = lockChannel;
     this.lock = lock;
     this.description = "file:" + dir;
     this.env = LogEnv.create(config, clock, io, description, true);
@@ -177,12 +164,14 @@ public final class FileStorage implements Storage {
     if (!recovery.clean()) {
       LOG.info(
           "file store {} opened after repairs: {} log tail(s) cut ({} bytes), {} group log tail(s)"
-              + " cut, {} leftover file(s) removed",
+              + " cut, {} leftover file(s) removed, {} damaged range(s) in sealed segments refused"
+              + " until repaired",
           dir,
           recovery.logCuts().size(),
           recovery.logBytesCut(),
           recovery.groupLogCuts().size(),
-          recovery.removedFiles().size());
+          recovery.removedFiles().size(),
+          recovery.damage().size());
     }
   }
 
@@ -206,68 +195,48 @@ public final class FileStorage implements Storage {
     if (!Files.isDirectory(real)) {
       throw new QueueStoreException(null, "file store path is not a directory: " + real);
     }
-    if (OPEN.putIfAbsent(real, Boolean.TRUE) != null) {
-      throw new StoreLockedException(real.toString(), "another open instance in this JVM");
-    }
-    FileChannel ch = null;
+    StoreLock lock;
     try {
-      Path lockFile = real.resolve(LOCK);
-      ch =
-          FileChannel.open(
-              lockFile,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.READ,
-              StandardOpenOption.WRITE);
-      FileLock lock;
-      try {
-        lock = ch.tryLock();
-      } catch (OverlappingFileLockException e) {
-        // this JVM holds it through a copy of this class in another class loader
-        ch.close();
-        throw new StoreLockedException(
-            real.toString(), "another open instance in this JVM (loaded by another class loader)");
-      }
-      if (lock == null) {
-        String holder = holder(ch);
-        ch.close();
-        throw new StoreLockedException(
-            real.toString(), "another process" + (holder.isEmpty() ? "" : " (" + holder + ")"));
-      }
-      ch.truncate(0);
-      ch.write(
-          ByteBuffer.wrap(
-              ("pid " + ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)),
-          0);
-      return new FileStorage(config, real, clock, io, ch, lock);
+      lock = StoreLock.acquire(real, true);
     } catch (IOException e) {
-      closeChannel(ch);
-      OPEN.remove(real);
       throw new QueueStoreException(null, "cannot lock file store " + real + ": " + e, e);
+    }
+    try {
+      return new FileStorage(config, real, clock, io, lock);
     } catch (RuntimeException e) {
-      closeChannel(ch);
-      OPEN.remove(real);
+      lock.close();
       throw e;
     }
   }
 
-  private static String holder(FileChannel ch) {
+  /**
+   * The real path of the existing store {@code abs} (absolute, normalised); reads only.
+   *
+   * @throws StoreNotFoundException if the path does not exist, is not a directory, or holds no
+   *     {@code qb-store} marker
+   * @throws StoreCorruptedException if the marker is damaged or of another version
+   * @throws IOException if it cannot be read
+   */
+  static Path existing(Path abs) throws IOException {
+    BasicFileAttributes a;
     try {
-      ByteBuffer b = ByteBuffer.allocate(64);
-      ch.read(b, 0);
-      return new String(b.array(), 0, b.position(), StandardCharsets.US_ASCII).trim();
-    } catch (IOException e) {
-      return "";
+      a = Files.readAttributes(abs, BasicFileAttributes.class);
+    } catch (NoSuchFileException e) {
+      throw new StoreNotFoundException("file:" + abs, "the directory does not exist");
     }
-  }
-
-  private static void closeChannel(FileChannel ch) {
-    if (ch != null) {
-      try {
-        ch.close();
-      } catch (IOException ignored) {
-        // already failing
-      }
+    if (!a.isDirectory()) {
+      throw new StoreNotFoundException(
+          "file:" + abs,
+          "the path is " + (a.isRegularFile() ? "a file" : "something else") + ", not a directory");
     }
+    Path real = abs.toRealPath();
+    Path marker = real.resolve(MARKER);
+    if (!Files.isRegularFile(marker)) {
+      throw new StoreNotFoundException(
+          "file:" + real, "the directory holds no " + MARKER + " marker");
+    }
+    checkMarker(marker);
+    return real;
   }
 
   /**
@@ -561,7 +530,10 @@ public final class FileStorage implements Storage {
     return description;
   }
 
-  /** What opening this store repaired; empty when the store was clean. */
+  /**
+   * What opening this store repaired, and the damage it found in sealed segments and refuses to
+   * serve until {@link FileStores#repair} (BEHAVIOUR F-RECOVER); empty when the store was clean.
+   */
   public RecoveryReport recovery() {
     return recovery;
   }
@@ -618,15 +590,7 @@ public final class FileStorage implements Storage {
       }
     }
     env.handles().close();
-    try {
-      if (lock != null) {
-        lock.release();
-      }
-    } catch (IOException e) {
-      LOG.warn("file store {}: releasing the lock failed: {}", dir, e.toString());
-    }
-    closeChannel(lockChannel);
-    OPEN.remove(dir);
+    lock.close();
   }
 
   @Override

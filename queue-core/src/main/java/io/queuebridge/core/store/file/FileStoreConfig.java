@@ -20,6 +20,7 @@ import java.util.TreeSet;
  * @param syncIntervalMs background fsync period (0 = every append is durable on return)
  * @param maxOpenReadFiles cached read channels
  * @param groupSync when consumer-group changes are fsynced
+ * @param verifyOnOpen which segments opening verifies (BEHAVIOUR F-RECOVER)
  */
 record FileStoreConfig(
     Path path,
@@ -29,7 +30,8 @@ record FileStoreConfig(
     long timeIndexIntervalMs,
     long syncIntervalMs,
     int maxOpenReadFiles,
-    GroupSync groupSync) {
+    GroupSync groupSync,
+    VerifyOnOpen verifyOnOpen) {
 
   static final String PATH = "path";
   static final String SEGMENT_BYTES = "segment.bytes";
@@ -39,6 +41,7 @@ record FileStoreConfig(
   static final String SYNC_INTERVAL_MS = "sync.interval.ms";
   static final String MAX_OPEN_READ_FILES = "max.open.read.files";
   static final String GROUP_SYNC = "group.sync";
+  static final String VERIFY_ON_OPEN = "verify.on.open";
 
   static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
   static final long DEFAULT_SEGMENT_MS = 3_600_000L;
@@ -58,9 +61,42 @@ record FileStoreConfig(
     ALWAYS
   }
 
+  /** Which segments of each queue opening verifies frame by frame (BEHAVIOUR F-RECOVER). */
+  enum VerifyOnOpen {
+    /**
+     * The newest segment, and every sealed segment that has not been verified in its present size
+     * and modification time (the queue's {@link VerifiedSegments} file says which were).
+     */
+    SEALED_ONCE("sealed-once"),
+    /** Every segment at every open, whatever was verified before. */
+    ALL("all"),
+    /**
+     * The newest segment only; older ones are verified only when read (what earlier builds did).
+     */
+    NEWEST("newest");
+
+    final String key;
+
+    VerifyOnOpen(String key) {
+      this.key = key;
+    }
+
+    /** The mode named {@code value} (trimmed, any case), or null for another value. */
+    static VerifyOnOpen of(String value) {
+      String v = value.trim().toLowerCase(Locale.ROOT);
+      for (VerifyOnOpen m : values()) {
+        if (m.key.equals(v)) {
+          return m;
+        }
+      }
+      return null;
+    }
+  }
+
   FileStoreConfig {
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(groupSync, "groupSync");
+    Objects.requireNonNull(verifyOnOpen, "verifyOnOpen");
   }
 
   /** Defaults for a directory. */
@@ -73,7 +109,8 @@ record FileStoreConfig(
         DEFAULT_TIME_INDEX_INTERVAL_MS,
         DEFAULT_SYNC_INTERVAL_MS,
         DEFAULT_MAX_OPEN_READ_FILES,
-        GroupSync.INTERVAL);
+        GroupSync.INTERVAL,
+        VerifyOnOpen.SEALED_ONCE);
   }
 
   boolean syncEveryAppend() {
@@ -89,7 +126,8 @@ record FileStoreConfig(
         timeIndexIntervalMs,
         syncIntervalMs,
         maxOpenReadFiles,
-        groupSync);
+        groupSync,
+        verifyOnOpen);
   }
 
   FileStoreConfig withSegmentMs(long v) {
@@ -101,7 +139,8 @@ record FileStoreConfig(
         timeIndexIntervalMs,
         syncIntervalMs,
         maxOpenReadFiles,
-        groupSync);
+        groupSync,
+        verifyOnOpen);
   }
 
   FileStoreConfig withIndexIntervalBytes(int v) {
@@ -113,7 +152,8 @@ record FileStoreConfig(
         timeIndexIntervalMs,
         syncIntervalMs,
         maxOpenReadFiles,
-        groupSync);
+        groupSync,
+        verifyOnOpen);
   }
 
   FileStoreConfig withTimeIndexIntervalMs(long v) {
@@ -125,7 +165,8 @@ record FileStoreConfig(
         v,
         syncIntervalMs,
         maxOpenReadFiles,
-        groupSync);
+        groupSync,
+        verifyOnOpen);
   }
 
   FileStoreConfig withSyncIntervalMs(long v) {
@@ -137,7 +178,8 @@ record FileStoreConfig(
         timeIndexIntervalMs,
         v,
         maxOpenReadFiles,
-        groupSync);
+        groupSync,
+        verifyOnOpen);
   }
 
   FileStoreConfig withMaxOpenReadFiles(int v) {
@@ -149,7 +191,8 @@ record FileStoreConfig(
         timeIndexIntervalMs,
         syncIntervalMs,
         v,
-        groupSync);
+        groupSync,
+        verifyOnOpen);
   }
 
   FileStoreConfig withGroupSync(GroupSync v) {
@@ -161,6 +204,20 @@ record FileStoreConfig(
         timeIndexIntervalMs,
         syncIntervalMs,
         maxOpenReadFiles,
+        v,
+        verifyOnOpen);
+  }
+
+  FileStoreConfig withVerifyOnOpen(VerifyOnOpen v) {
+    return new FileStoreConfig(
+        path,
+        segmentBytes,
+        segmentMs,
+        indexIntervalBytes,
+        timeIndexIntervalMs,
+        syncIntervalMs,
+        maxOpenReadFiles,
+        groupSync,
         v);
   }
 
@@ -175,6 +232,7 @@ record FileStoreConfig(
     k.put(SYNC_INTERVAL_MS, Long.toString(DEFAULT_SYNC_INTERVAL_MS));
     k.put(MAX_OPEN_READ_FILES, Integer.toString(DEFAULT_MAX_OPEN_READ_FILES));
     k.put(GROUP_SYNC, "interval");
+    k.put(VERIFY_ON_OPEN, VerifyOnOpen.SEALED_ONCE.key);
     return k;
   }
 
@@ -225,8 +283,24 @@ record FileStoreConfig(
         default -> throw new InvalidConfigException(GROUP_SYNC, gs, "'interval' or 'always'");
       }
     }
+    VerifyOnOpen verify = VerifyOnOpen.SEALED_ONCE;
+    String vo = config.get(VERIFY_ON_OPEN);
+    if (vo != null) {
+      verify = VerifyOnOpen.of(vo);
+      if (verify == null) {
+        throw new InvalidConfigException(VERIFY_ON_OPEN, vo, "'sealed-once', 'all' or 'newest'");
+      }
+    }
     return new FileStoreConfig(
-        path, segmentBytes, segmentMs, indexInterval, timeIndexMs, syncMs, maxOpen, groupSync);
+        path,
+        segmentBytes,
+        segmentMs,
+        indexInterval,
+        timeIndexMs,
+        syncMs,
+        maxOpen,
+        groupSync,
+        verify);
   }
 
   private static long longValue(

@@ -35,6 +35,14 @@ import java.util.Map;
  *   <tr><td>{@code group.sync}</td><td>interval</td><td>{@code interval}: group changes are
  *       written on every call and fsynced by the background interval; {@code always}: fsynced
  *       on every call</td></tr>
+ *   <tr><td>{@code verify.on.open}</td><td>sealed-once</td><td>which segments opening verifies
+ *       frame by frame (framing, offset continuity, CRC-32C): {@code sealed-once} the newest
+ *       segment of each queue and every sealed one not yet verified in its present size and
+ *       modification time (recorded in the queue's {@code queue.verified} file, so a sealed
+ *       segment is read once, not at every open); {@code all} every segment at every open;
+ *       {@code newest} the newest segment only (older ones are verified only when read). Damage
+ *       found in a sealed segment is reported ({@link FileStorage#recovery()}) and its offsets
+ *       refused until {@link FileStores#repair} cuts it (BEHAVIOUR F-RECOVER)</td></tr>
  * </table>
  *
  * <p>Stateless and thread-safe.

@@ -27,7 +27,9 @@ final class FrameScan {
 
   /**
    * Scans {@code seg}'s frames from byte {@code pos}, where a frame for offset {@code expected}
-   * starts, up to {@code fileSize}; merges each frame's checkpoints into {@code checkpoints}.
+   * starts, up to {@code fileSize}; merges each frame's checkpoints into {@code checkpoints}. No
+   * frame may hold offsets past {@code limit}: the next segment's base for a sealed segment, {@link
+   * Long#MAX_VALUE} for the newest.
    *
    * @throws StoreCorruptedException for a whole frame of another format version: refused, never cut
    *     or skipped
@@ -40,6 +42,7 @@ final class FrameScan {
       long pos,
       long expected,
       long fileSize,
+      long limit,
       FileStoreConfig config,
       Map<String, String> checkpoints)
       throws IOException {
@@ -88,6 +91,17 @@ final class FrameScan {
       if (h.baseOffset() != expected || h.count() < 1) {
         // magic and length passed above: this names the offsets
         problem = Frames.describeBadFrame(b, at, h, pos, fileSize, expected);
+        break;
+      }
+      if (h.endOffset() > limit) {
+        problem =
+            "frame of offsets ["
+                + h.baseOffset()
+                + ", "
+                + h.endOffset()
+                + ") runs past offset "
+                + limit
+                + ", where the next segment starts";
         break;
       }
       Map<String, String> delta;

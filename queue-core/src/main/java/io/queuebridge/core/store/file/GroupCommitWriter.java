@@ -135,10 +135,13 @@ final class GroupCommitWriter {
    * @throws QueueStoreException if the log refuses writes or the write failed (nothing written), or
    *     if the barrier of a durable append failed (the frame may or may not be in the log; it must
    *     not be acknowledged)
+   * @throws io.queuebridge.core.errors.StoreCorruptedException if the log holds a range found
+   *     damaged on open (nothing written; BEHAVIOUR F-RECOVER)
    */
   long append(
       List<Message> messages, Map<String, String> cp, boolean durable, boolean interruptible)
       throws InterruptedException {
+    segments.checkAppendable();
     // The frame is encoded into this thread's reused buffer; it goes back once no writer can still
     // touch the frame (always, unless an Error left the request queued).
     ByteSink buffer = Frames.borrowSink(Frames.estimate(messages, cp));

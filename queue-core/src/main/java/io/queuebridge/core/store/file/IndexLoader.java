@@ -147,9 +147,17 @@ final class IndexLoader {
     scratch.activate(null, 0, seg.baseOffset);
     long pos = 0;
     long expected = seg.baseOffset;
+    // a segment found damaged on open is indexed up to its first bad frame: what lies beyond is
+    // never read (LogReader)
+    long stop = seg.size;
+    for (RecoveryReport.Damage d : segments.damage()) {
+      if (d.file().equals(seg.logFile)) {
+        stop = Math.min(stop, d.position());
+      }
+    }
     try (ReadHandles.Reader reader = env.handles().reader(seg)) {
       ChunkReader r = new ChunkReader(reader::read, seg.size, 1 << 20);
-      while (expected < seg.endOffset) {
+      while (expected < seg.endOffset && pos < stop) {
         int at = r.fill(pos, Frames.HEADER);
         if (at < 0) {
           throw seg.corruption(

@@ -276,7 +276,15 @@ final class LogFollower implements QueueLog {
     try (ReadHandles.Reader in = env.handles().reader(newest)) {
       r =
           FrameScan.scan(
-              queue, newest, in::read, newest.size, newest.endOffset, fileSize, env.config(), cp);
+              queue,
+              newest,
+              in::read,
+              newest.size,
+              newest.endOffset,
+              fileSize,
+              Long.MAX_VALUE,
+              env.config(),
+              cp);
     }
     if (r.endOffset() > s.tail()) {
       if (!cp.equals(s.checkpoints())) {
@@ -434,7 +442,15 @@ final class LogFollower implements QueueLog {
       try (ReadHandles.Reader in = env.handles().reader(newest)) {
         r =
             FrameScan.scan(
-                queue, newest, in::read, 0, newest.baseOffset, fileSize, env.config(), cp);
+                queue,
+                newest,
+                in::read,
+                0,
+                newest.baseOffset,
+                fileSize,
+                Long.MAX_VALUE,
+                env.config(),
+                cp);
       }
       s.start(newest, r.endOffset(), Collections.unmodifiableMap(cp), 0);
     } catch (NoSuchFileException e) {

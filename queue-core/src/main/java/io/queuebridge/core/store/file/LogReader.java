@@ -19,7 +19,10 @@ import java.util.function.Predicate;
  * frame decoded for its CRC and format version: a record whose CRC does not match is never
  * returned; damage fails the read with a {@link StoreCorruptedException} naming the file and the
  * byte position. An index that points a read at the wrong place is rebuilt and the read retried
- * once. A segment deleted by a concurrent truncation is skipped (its offsets are gone).
+ * once. A segment deleted by a concurrent truncation is skipped (its offsets are gone). A range
+ * that opening found damaged ({@link SegmentSet#damage}) is never read: a batch stops before it, a
+ * read inside it fails with a {@link StoreCorruptedException} naming the damage, even where an
+ * index could lead past the bad frame (BEHAVIOUR F-RECOVER).
  *
  * <p>Thread-safe.
  */
@@ -68,7 +71,8 @@ final class LogReader {
    * Up to {@code limit} (positive) messages from {@code max(start, head)} in offset order, fewer at
    * the tail; the caller checked that the log is open.
    *
-   * @throws StoreCorruptedException if a frame to return is damaged
+   * @throws StoreCorruptedException if a frame to return is damaged, or {@code start} lies in a
+   *     range found damaged on open (a batch that reaches such a range ends before it)
    * @throws QueueStoreException if a segment cannot be read
    */
   List<Message> readBatch(long start, int limit) {
@@ -95,8 +99,18 @@ final class LogReader {
         }
         continue;
       }
+      RecoveryReport.Damage damaged = segments.damageFrom(offset);
+      if (damaged != null && damaged.fromOffset() <= offset) {
+        if (!out.isEmpty()) {
+          break; // what lies before the damage
+        }
+        throw segments.unservable(damaged, offset);
+      }
       Long nextBase = segments.nextBase(seg);
       long until = nextBase != null ? Math.min(nextBase, t) : Math.min(seg.endOffset, t);
+      if (damaged != null) {
+        until = Math.min(until, damaged.fromOffset());
+      }
       int before = out.size();
       try {
         readSegment(seg, offset, until, limit - out.size(), out, true);

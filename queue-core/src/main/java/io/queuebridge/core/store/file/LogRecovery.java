@@ -19,14 +19,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens one queue's log from its directory (recovery on open), in O(newest segment).
+ * Opens one queue's log from its directory (recovery on open, BEHAVIOUR F-RECOVER): in O(newest
+ * segment) plus one read of each sealed segment not verified before ({@code verify.on.open}).
  *
  * <ol>
  *   <li>Leftovers of interrupted writes are removed: {@code *.tmp} files, a checkpoint snapshot
  *       without its segment (a crash between the two), and an empty newest segment without its
  *       snapshot (a roll that crashed before its directory sync; nothing was ever appended to it).
- *   <li>Older segments are trusted until read: their size is taken from the file and each is
- *       verified frame by frame when it is read ({@link LogReader}).
+ *   <li>Older (sealed) segments are verified frame by frame as {@code verify.on.open} asks: by
+ *       default each one once in its present size and modification time ({@link VerifiedSegments}),
+ *       {@code all} at every open, {@code newest} never (then only when read, {@link LogReader}).
+ *       Damage there — a bad frame, or frames that do not hold exactly the offsets up to the next
+ *       segment's base — is not cut (it may have been acknowledged): it is logged at WARN, reported
+ *       ({@link RecoveryReport#damage}) and kept in the {@link SegmentSet}, which refuses to serve
+ *       the range from the bad frame to the segment's end and refuses appends, until {@link
+ *       FileStores#repair} cuts it.
  *   <li>Only the newest segment is scanned, verifying the framing, the offset continuity and the
  *       CRC of every frame; a torn or corrupt tail (a write that was never acknowledged) is cut,
  *       logged at WARN, reported in the {@link RecoveryReport}, and the cut is fsynced before
@@ -152,7 +159,143 @@ final class LogRecovery {
       newest = s;
     }
     Map<String, String> cp = readCheckpointSnapshot(queue, newest);
+    List<RecoveryReport.Damage> damage = verifySealed(logicalHead);
     scanNewest(newest, cp, logicalHead);
+    segments.setDamage(damage);
+  }
+
+  /**
+   * Verifies the sealed segments as {@code verify.on.open} asks (see {@link VerifiedSegments}),
+   * oldest first, and records the segments found intact in the queue's verified-segments file.
+   * Damage is reported and logged, never cut: those offsets may have been acknowledged.
+   *
+   * @return the damage found, oldest first
+   */
+  private List<RecoveryReport.Damage> verifySealed(long logicalHead) throws IOException {
+    FileStoreConfig.VerifyOnOpen mode = config.verifyOnOpen();
+    List<Segment> all = new ArrayList<>(segments.oldestFirst());
+    if (mode == FileStoreConfig.VerifyOnOpen.NEWEST) {
+      return List.of();
+    }
+    Map<Long, VerifiedSegments.Stamp> known = VerifiedSegments.read(queue, dir);
+    Map<Long, VerifiedSegments.Stamp> intact = new HashMap<>();
+    List<RecoveryReport.Damage> found = new ArrayList<>();
+    boolean changed = false;
+    for (int i = 0; i + 1 < all.size(); i++) {
+      Segment s = all.get(i);
+      VerifiedSegments.Stamp now = VerifiedSegments.Stamp.of(s.baseOffset, s.logFile);
+      VerifiedSegments.Stamp before = known.get(s.baseOffset);
+      if (mode == FileStoreConfig.VerifyOnOpen.SEALED_ONCE && now.equals(before)) {
+        intact.put(s.baseOffset, now);
+        continue;
+      }
+      long next = all.get(i + 1).baseOffset;
+      RecoveryReport.Damage d =
+          scanSealed(queue, s, next, env.io(), config).damage(queue, s, next, logicalHead);
+      report.verified(now.size());
+      if (d == null) {
+        intact.put(s.baseOffset, now);
+        changed |= !now.equals(before);
+      } else {
+        LOG.warn(
+            "{}; reads of that range fail and appends to queue {} are refused until the store is"
+                + " repaired ({})",
+            d.describe(),
+            queue,
+            SegmentSet.REPAIR_HINT);
+        report.damage(d);
+        found.add(d);
+        changed |= before != null;
+      }
+    }
+    for (Long base : known.keySet()) {
+      changed |= !intact.containsKey(base); // a segment deleted or damaged since
+    }
+    if (changed) {
+      try {
+        VerifiedSegments.write(env.io(), dir, intact.values());
+      } catch (IOException e) {
+        LOG.warn(
+            "queue {}: could not write {} (its segments are verified again at the next open): {}",
+            queue,
+            VerifiedSegments.file(dir),
+            e.toString());
+      }
+    }
+    return found;
+  }
+
+  /**
+   * What reading a sealed segment frame by frame found.
+   *
+   * @param position bytes of whole, valid frames from the start of the file
+   * @param validEnd the offset after the last valid frame
+   * @param problem why the segment is not intact; null when it is
+   */
+  record SealedScan(long position, long validEnd, String problem) {
+
+    /**
+     * The damage this scan of {@code s} found, as a report names it: from the first bad frame (or
+     * the queue's head, {@code logicalHead}, if that is higher) to {@code next}, the next segment's
+     * base; null when the segment is intact.
+     */
+    RecoveryReport.Damage damage(String queue, Segment s, long next, long logicalHead) {
+      if (problem == null) {
+        return null;
+      }
+      return new RecoveryReport.Damage(
+          queue, s.logFile, position, Math.max(validEnd, logicalHead), next, problem);
+    }
+  }
+
+  /**
+   * Reads the sealed segment {@code s}, whose successor starts at {@code next}, frame by frame
+   * ({@link FrameScan}: framing, offset continuity, CRC-32C, format version), and checks that its
+   * frames hold exactly the offsets {@code [s.base, next)}. Reads the file only; changes nothing.
+   *
+   * @throws StoreCorruptedException for a whole frame of a newer format version (refused, never
+   *     reported as damage to be cut)
+   * @throws IOException if the file cannot be read
+   */
+  static SealedScan scanSealed(
+      String queue, Segment s, long next, StoreIo io, FileStoreConfig config) throws IOException {
+    Segment scratch = new Segment(s.baseOffset, s.logFile.getParent(), null);
+    scratch.activate(null, 0, s.baseOffset);
+    FrameScan.Result r;
+    try (FileChannel ch = io.openReadable(s.logFile)) {
+      r =
+          FrameScan.scan(
+              queue, scratch, ch::read, 0, s.baseOffset, ch.size(), next, config, new HashMap<>());
+    }
+    String problem = r.problem();
+    if (problem == null && r.endOffset() != next) {
+      problem =
+          "the file ends at offset "
+              + r.endOffset()
+              + ", but the next segment starts at offset "
+              + next;
+    }
+    return new SealedScan(r.position(), r.endOffset(), problem);
+  }
+
+  /** Scans the newest segment {@code s} read-only: the offset after its last valid frame. */
+  static long validEndOfNewest(String queue, Segment s, StoreIo io, FileStoreConfig config)
+      throws IOException {
+    Segment scratch = new Segment(s.baseOffset, s.logFile.getParent(), null);
+    scratch.activate(null, 0, s.baseOffset);
+    try (FileChannel ch = io.openReadable(s.logFile)) {
+      return FrameScan.scan(
+              queue,
+              scratch,
+              ch::read,
+              0,
+              s.baseOffset,
+              ch.size(),
+              Long.MAX_VALUE,
+              config,
+              new HashMap<>())
+          .endOffset();
+    }
   }
 
   /**
@@ -209,7 +352,8 @@ final class LogRecovery {
     FrameScan.Result scan;
     try (FileChannel ch = env.io().openReadable(s.logFile)) {
       fileSize = ch.size();
-      scan = FrameScan.scan(queue, s, ch::read, 0, s.baseOffset, fileSize, config, cp);
+      scan =
+          FrameScan.scan(queue, s, ch::read, 0, s.baseOffset, fileSize, Long.MAX_VALUE, config, cp);
     }
     long pos = scan.position();
     long expected = scan.endOffset();
@@ -242,6 +386,9 @@ final class LogRecovery {
           LogHead.file(dir),
           logicalHead,
           expected);
+      // the file says so too: else the offsets appended from here on up to the old head would be
+      // hidden below it at the next open
+      LogHead.write(env.io(), dir, expected);
     }
     s.activate(w, pos, expected);
     if (problem != null) {

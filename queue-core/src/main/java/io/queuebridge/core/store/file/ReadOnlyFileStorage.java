@@ -17,7 +17,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -107,26 +106,7 @@ final class ReadOnlyFileStorage implements Storage {
   static ReadOnlyFileStorage open(FileStoreConfig config, StoreIo io) {
     Path abs = config.path().toAbsolutePath().normalize();
     try {
-      BasicFileAttributes a;
-      try {
-        a = Files.readAttributes(abs, BasicFileAttributes.class);
-      } catch (NoSuchFileException e) {
-        throw new StoreNotFoundException("file:" + abs, "the directory does not exist");
-      }
-      if (!a.isDirectory()) {
-        throw new StoreNotFoundException(
-            "file:" + abs,
-            "the path is "
-                + (a.isRegularFile() ? "a file" : "something else")
-                + ", not a directory");
-      }
-      Path real = abs.toRealPath();
-      Path marker = real.resolve(FileStorage.MARKER);
-      if (!Files.isRegularFile(marker)) {
-        throw new StoreNotFoundException(
-            "file:" + real, "the directory holds no " + FileStorage.MARKER + " marker");
-      }
-      FileStorage.checkMarker(marker);
+      Path real = FileStorage.existing(abs);
       return new ReadOnlyFileStorage(config, real, io);
     } catch (IOException e) {
       throw new QueueStoreException(

@@ -3,6 +3,7 @@ package io.queuebridge.core.store.file;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.StoreClosedException;
+import io.queuebridge.core.errors.StoreCorruptedException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,6 +68,13 @@ final class SegmentSet {
   private volatile int state = OPEN;
 
   /**
+   * Damage found in sealed segments when the store was opened ({@link LogRecovery}), oldest first;
+   * only ranges that end above the head are kept. Never grows after opening: a truncation past a
+   * range drops it, a repair cuts it while the store is closed.
+   */
+  private volatile List<RecoveryReport.Damage> damage = List.of();
+
+  /**
    * An empty set for the log in {@code dir}; {@link #add} and {@link #start} fill it. Every segment
    * of the set reports its barriers to {@code observer}.
    */
@@ -121,6 +129,12 @@ final class SegmentSet {
     return Math.max(segments.firstKey(), logicalHead);
   }
 
+  /** Records the damage recovery found in sealed segments, oldest first. */
+  void setDamage(List<RecoveryReport.Damage> found) {
+    damage = List.copyOf(found);
+    pruneDamage();
+  }
+
   /**
    * Makes {@code next}, a segment the log's writer rolled to, the active one; the caller holds the
    * append lock. Only for a reader beside the writer ({@link LogFollower}): the set follows what
@@ -151,6 +165,49 @@ final class SegmentSet {
   Map<String, String> checkpoints() {
     return checkpoints;
   }
+
+  /** The damaged ranges still readable offsets would fall in, oldest first (see the field). */
+  List<RecoveryReport.Damage> damage() {
+    return damage;
+  }
+
+  /** The first damaged range that ends above {@code offset}, or null when there is none. */
+  RecoveryReport.Damage damageFrom(long offset) {
+    for (RecoveryReport.Damage d : damage) {
+      if (d.toOffset() > offset) {
+        return d;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The error a read of {@code offset}, inside the damaged range {@code d}, fails with: names the
+   * queue, the segment file, the byte position, the range and the way out.
+   */
+  StoreCorruptedException unservable(RecoveryReport.Damage d, long offset) {
+    return new StoreCorruptedException(
+        queue,
+        d.file().toString(),
+        d.position(),
+        d.reason()
+            + "; offset "
+            + offset
+            + " of queue '"
+            + queue
+            + "' lies in the range ["
+            + d.fromOffset()
+            + ", "
+            + d.toOffset()
+            + ") found damaged when the store was opened, which is not served until the store is"
+            + " repaired ("
+            + REPAIR_HINT
+            + ")");
+  }
+
+  /** How to repair a file store, for errors. */
+  static final String REPAIR_HINT =
+      "queue-bridge repair --store-type file --store path=DIR, or FileStores.repair";
 
   /** The segment whose range starts at or below {@code offset}, or null below the first one. */
   Segment floor(long offset) {
@@ -258,6 +315,43 @@ final class SegmentSet {
   }
 
   /**
+   * Checks that appends may be taken: the log is open and holds no damaged range. Messages appended
+   * after a damaged range would be cut with it by the repair, so none is accepted until then.
+   *
+   * @throws QueueNotFoundException if the queue was deleted
+   * @throws StoreClosedException if the store was closed
+   * @throws StoreCorruptedException naming the first damaged range
+   */
+  void checkAppendable() {
+    checkOpen();
+    List<RecoveryReport.Damage> d = damage;
+    if (!d.isEmpty()) {
+      RecoveryReport.Damage first = d.get(0);
+      throw new StoreCorruptedException(
+          queue,
+          first.file().toString(),
+          first.position(),
+          first.reason()
+              + "; offsets ["
+              + first.fromOffset()
+              + ", "
+              + first.toOffset()
+              + ") of queue '"
+              + queue
+              + "' cannot be served, so appends to it are refused until the store is repaired ("
+              + REPAIR_HINT
+              + ") or the range is truncated away");
+    }
+  }
+
+  private void pruneDamage() {
+    List<RecoveryReport.Damage> d = damage;
+    if (!d.isEmpty() && d.get(0).toOffset() <= head) {
+      damage = d.stream().filter(x -> x.toOffset() > head).toList();
+    }
+  }
+
+  /**
    * Continues in a new, empty active segment at the tail (see the class comment); the caller holds
    * the append lock and the active segment is not empty. Failing to seal the old segment is only
    * logged: its indexes are rebuilt when used.
@@ -350,6 +444,7 @@ final class SegmentSet {
     if (newHead > logicalHead) {
       logicalHead = newHead;
       head = computeHead();
+      pruneDamage();
     }
   }
 
@@ -361,6 +456,7 @@ final class SegmentSet {
   void removeOldest(Segment seg) {
     segments.remove(seg.baseOffset);
     head = computeHead();
+    pruneDamage();
   }
 
   // ---------------------------------------------------------------- lifecycle

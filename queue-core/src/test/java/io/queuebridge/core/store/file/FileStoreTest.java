@@ -121,7 +121,15 @@ class FileStoreTest {
     assertThat(c)
         .isEqualTo(
             new FileStoreConfig(
-                Path.of("/x"), 2048, 0, 512, 10, 0, 3, FileStoreConfig.GroupSync.ALWAYS));
+                Path.of("/x"),
+                2048,
+                0,
+                512,
+                10,
+                0,
+                3,
+                FileStoreConfig.GroupSync.ALWAYS,
+                FileStoreConfig.VerifyOnOpen.SEALED_ONCE));
     assertThat(FileStoreConfig.parse(Map.of("path", "/x")))
         .isEqualTo(FileStoreConfig.defaults(Path.of("/x")));
   }
@@ -265,7 +273,7 @@ class FileStoreTest {
   }
 
   @Test
-  void openingReadsOnlyTheNewestSegment() throws Exception {
+  void openingReadsTheNewestSegmentAndTheSealedOnesNotVerifiedBefore() throws Exception {
     DurableQueueStore q = open(small());
     for (int i = 0; i < 40; i++) {
       q.append(Q, TestMessages.text(big(i)));
@@ -274,6 +282,20 @@ class FileStoreTest {
     storage.close();
     io.readOpens.clear();
     storage = FileStorage.open(small(), clock, io);
+    assertThat(io.readOpens.keySet())
+        .as("the first open verifies every sealed segment")
+        .containsExactlyInAnyOrderElementsOf(logs);
+    storage.close();
+    io.readOpens.clear();
+    storage = FileStorage.open(small(), clock, io);
+    assertThat(io.readOpens.keySet())
+        .as("then only the newest is read: the others are stamped verified")
+        .containsExactly(logs.get(logs.size() - 1));
+    storage.close();
+    Files.delete(dir().resolve("queues").resolve(Q).resolve(VerifiedSegments.FILE));
+    io.readOpens.clear();
+    storage =
+        FileStorage.open(small().withVerifyOnOpen(FileStoreConfig.VerifyOnOpen.NEWEST), clock, io);
     assertThat(io.readOpens.keySet()).containsExactly(logs.get(logs.size() - 1));
     assertThat(storage.queues().tail(Q)).isEqualTo(40);
     assertThat(TestMessages.text(storage.queues().read(Q, 0))).isEqualTo(big(0));

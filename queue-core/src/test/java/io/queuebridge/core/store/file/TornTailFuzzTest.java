@@ -176,6 +176,40 @@ class TornTailFuzzTest {
   }
 
   @Test
+  void withVerifyOnOpenNewestDamageInAnOlderSegmentIsFoundOnlyByTheReadThatMeetsIt()
+      throws Exception {
+    config = config.withVerifyOnOpen(FileStoreConfig.VerifyOnOpen.NEWEST);
+    Random rnd = new Random(SEED + 3);
+    for (int c = 0; c < 60; c++) {
+      Files.write(olderFile, olderBytes);
+      int p = rnd.nextInt(olderBytes.length);
+      byte[] damaged = olderBytes.clone();
+      damaged[p] ^= (byte) (1 + rnd.nextInt(255));
+      Files.write(olderFile, damaged);
+      Frame hit =
+          olderFrames.stream().filter(f -> f.start() <= p && p < f.end()).findFirst().orElseThrow();
+      String what = "flip at byte " + p + " (case " + c + ")";
+      try (FileStorage s = FileStorage.open(config, clock, StoreIo.DEFAULT)) {
+        DurableQueueStore qs = s.queues();
+        assertThat(s.recovery().damage()).as(what).isEmpty();
+        for (long o = olderFrames.get(0).base(); o < hit.base() + hit.count(); o++) {
+          final long offset = o;
+          StoreCorruptedException e =
+              catchThrowableOfType(StoreCorruptedException.class, () -> qs.read(Q, offset));
+          if (o < hit.base()) {
+            assertThat(e).as("offset %d before the damaged frame: %s", o, what).isNull();
+            assertThat(qs.read(Q, o)).isEqualTo(appended.get((int) o));
+          } else {
+            assertThat(e).as("offset %d in the damaged frame: %s", o, what).isNotNull();
+            assertThat(e.file()).isEqualTo(olderFile.toString());
+            assertThat(e.position()).as(what).isBetween(hit.start(), hit.end());
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void damageInAnOlderSegmentFailsClosedOnReadNamingFileAndPosition() throws Exception {
     Random rnd = new Random(SEED + 2);
     long segBase = olderFrames.get(0).base();
@@ -207,8 +241,18 @@ class TornTailFuzzTest {
       try (FileStorage s = FileStorage.open(config, clock, StoreIo.DEFAULT)) {
         DurableQueueStore qs = s.queues();
         assertThat(s.recovery().logCuts())
-            .as("older segments are not scanned on open: " + what)
+            .as("older segments are never cut on open: " + what)
             .isEmpty();
+        assertThat(s.recovery().damage())
+            .as("found at open, from the damaged frame to the segment's end: " + what)
+            .singleElement()
+            .satisfies(
+                d -> {
+                  assertThat(d.file()).isEqualTo(olderFile);
+                  assertThat(d.position()).isEqualTo(hit.start());
+                  assertThat(d.fromOffset()).isEqualTo(hit.base());
+                  assertThat(d.toOffset()).isEqualTo(segEnd);
+                });
         for (long o = segBase; o < segEnd; o++) {
           boolean inDamaged = o >= hit.base() && (flip ? o < hit.base() + hit.count() : true);
           final long offset = o;
