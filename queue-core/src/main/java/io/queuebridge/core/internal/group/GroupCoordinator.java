@@ -157,9 +157,9 @@ import java.util.function.Supplier;
  * <dlq>/#}, its own DLQ disabled (no chains) and no TTL. A dead letter keeps the key, value,
  * headers, timestamp and properties of the original and adds {@code x-dlq-original-queue}, {@code
  * x-dlq-original-topic}, {@code x-dlq-group}, {@code x-dlq-delivery-count}, {@code x-dlq-reason},
- * {@code x-dlq-moved-at} (UTC ISO-8601), {@code x-dlq-original-id} (when the original had an id) and
- * {@code x-dlq-original-offset}, stamped after the copied properties so they cannot be forged; its
- * topic is the DLQ name and its state {@link MessageState#DLQ}. Dead letters bypass the DLQ's
+ * {@code x-dlq-moved-at} (UTC ISO-8601), {@code x-dlq-original-id} (when the original had an id)
+ * and {@code x-dlq-original-offset}, stamped after the copied properties so they cannot be forged;
+ * its topic is the DLQ name and its state {@link MessageState#DLQ}. Dead letters bypass the DLQ's
  * {@code maxDepth}: refusing one would leave the poison message in the source queue.
  */
 public final class GroupCoordinator implements ConsumerGroups {
