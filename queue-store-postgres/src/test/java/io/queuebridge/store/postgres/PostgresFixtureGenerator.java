@@ -46,6 +46,10 @@ import java.util.stream.Stream;
  * on the same server version writes the same file; the dump's header names the server and pg_dump
  * versions, and rows are dumped in the table's physical order, so another version may differ in
  * those lines or that order only.
+ *
+ * <p><b>It writes today's format.</b> The fixture stands for an earlier release's data: after a
+ * change of format, do not rerun it over the fixture of the version before; keep that one and write
+ * the new version's next to it (docs/STORES.md, "Compatibility fixtures").
  */
 public final class PostgresFixtureGenerator {
   static final String FIXTURE = "postgres-v1";

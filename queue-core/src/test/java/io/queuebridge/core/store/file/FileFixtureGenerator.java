@@ -36,6 +36,10 @@ import java.util.stream.Stream;
  * is removed afterwards; empty directories (the DLQ's {@code groups/}, {@code trash/}) are not kept
  * by git, and the store re-creates them on a writable open.
  *
+ * <p><b>It writes today's format.</b> The fixture stands for an earlier release's data: after a
+ * change of format, do not rerun it over the fixture of the version before; keep that one and write
+ * the new version's next to it (docs/STORES.md, "Compatibility fixtures").
+ *
  * <p>The manifest's {@code formats} are read back from the files written (magic and version of
  * every file), not copied from constants; the generator fails if the layout it promises (at least
  * two segments of {@code orders} left, the head inside the first of them, a {@code queue.head}
