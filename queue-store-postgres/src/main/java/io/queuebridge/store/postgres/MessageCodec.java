@@ -61,10 +61,14 @@ final class MessageCodec {
   static Message decode(byte[] body, long offset) {
     ByteBuffer in = ByteBuffer.wrap(body);
     try {
-      byte version = in.get();
+      int version = in.get() & 0xFF;
       if (version != VERSION) {
         throw new IllegalArgumentException(
-            "message format version " + version + " (this store reads " + VERSION + ")");
+            "message format version "
+                + version
+                + " (this store reads version "
+                + VERSION
+                + (version > VERSION ? "; written by a newer version, upgrade to open it)" : ")"));
       }
       Message.Builder b = Message.builder().offset(offset);
       b.id(string(in));

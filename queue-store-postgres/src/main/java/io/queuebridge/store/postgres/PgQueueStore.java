@@ -262,7 +262,7 @@ final class PgQueueStore implements DurableQueueStore {
       String queue, List<Message> messages, Map<String, String> checkpoints)
       throws InterruptedException {
     List<Message> batch = StoreChecks.checkBatch(queue, messages);
-    Map<String, String> merged = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
+    Map<String, String> merged = StoreChecks.checkCheckpoints(checkpoints);
     StoreChecks.checkNotInterrupted(queue);
     return appendNow(queue, batch, merged, true);
   }

@@ -126,6 +126,7 @@ class PostgresStorageTest {
     sql("UPDATE " + schema + ".schema_version SET version = 99");
     assertThatThrownBy(this::open)
         .isInstanceOf(QueueStoreException.class)
+        .hasMessageContaining("#" + schema + " ")
         .hasMessageContaining("schema version 99")
         .hasMessageContaining("(" + Schema.VERSION + ")");
     assertThat(versions()).containsExactly(99);

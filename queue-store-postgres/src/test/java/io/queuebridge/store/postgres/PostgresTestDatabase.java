@@ -109,14 +109,31 @@ public final class PostgresTestDatabase implements AutoCloseable {
     return connect(url, user, password);
   }
 
-  /** Drops the database, disconnecting whoever is still connected. */
+  /**
+   * Drops the database, disconnecting whoever is still connected. An autovacuum worker of the
+   * server busy in the database is a session the test role may not terminate ({@code FORCE} then
+   * fails with SQLSTATE 42501); it is done within moments, so the drop is tried again for up to 10
+   * seconds.
+   */
   @Override
   public void close() {
-    try (Connection c = connect(adminUrl, user, password);
-        Statement st = c.createStatement()) {
-      st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-    } catch (SQLException e) {
-      throw new IllegalStateException("cannot drop test database " + name, e);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      try (Connection c = connect(adminUrl, user, password);
+          Statement st = c.createStatement()) {
+        st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        return;
+      } catch (SQLException e) {
+        if (!"42501".equals(e.getSQLState()) || System.nanoTime() > deadline) {
+          throw new IllegalStateException("cannot drop test database " + name, e);
+        }
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while dropping test database " + name, e);
+      }
     }
   }
 

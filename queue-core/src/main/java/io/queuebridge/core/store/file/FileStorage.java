@@ -66,7 +66,8 @@ import org.slf4j.LoggerFactory;
  *
  * {@code <q>} and {@code <g>} are the encoded queue name and group id ({@link Names}). Every file
  * format carries a magic number and a version; a file of a newer version is refused with a message
- * saying so.
+ * naming the file and both versions (indexes, which are hints, are rebuilt from the segment
+ * instead). The versions: docs/STORES.md, "Formats and versions".
  *
  * <p><b>Locking.</b> One opener per directory: another process is kept out by an OS file lock,
  * another instance in this JVM by a static registry of open directories (an OS lock cannot tell two

@@ -79,14 +79,7 @@ final class FrameScan {
         break;
       }
       if (h.version() != Frames.VERSION) {
-        throw seg.corruption(
-            queue,
-            pos,
-            "frame format version "
-                + h.version()
-                + " (this build reads version "
-                + Frames.VERSION
-                + "; the store was written by a newer version, upgrade to open it)");
+        throw seg.corruption(queue, pos, Frames.versionProblem(h.version()));
       }
       if (h.baseOffset() != expected || h.count() < 1) {
         // magic and length passed above: this names the offsets

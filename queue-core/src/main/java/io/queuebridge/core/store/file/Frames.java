@@ -313,6 +313,21 @@ final class Frames {
         ByteSource.getLongAt(b, off + OFF_MAX_TIME));
   }
 
+  /**
+   * Why a whole frame with a matching CRC but format version {@code version} (not {@link #VERSION})
+   * is refused, for an error message: both versions, and for a higher one that a newer release
+   * wrote it.
+   */
+  static String versionProblem(int version) {
+    return "frame format version "
+        + version
+        + " (this build reads version "
+        + VERSION
+        + (version > VERSION
+            ? "; the store was written by a newer version, upgrade to open it)"
+            : ")");
+  }
+
   static int magic(byte[] b, int off) {
     return ByteSource.getIntAt(b, off);
   }

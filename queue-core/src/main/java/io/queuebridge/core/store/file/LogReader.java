@@ -204,14 +204,7 @@ final class LogReader {
                 queue, pos, "CRC-32C mismatch in the frame of offset " + h.baseOffset());
           }
           if (h.version() != Frames.VERSION) {
-            throw seg.corruption(
-                queue,
-                pos,
-                "frame format version "
-                    + h.version()
-                    + " (this build reads version "
-                    + Frames.VERSION
-                    + ")");
+            throw seg.corruption(queue, pos, Frames.versionProblem(h.version()));
           }
           int skip = (int) (from - h.baseOffset());
           int want = (int) Math.min(Math.min(max - taken, until - from), h.count() - skip);

@@ -69,7 +69,7 @@ public abstract class QueueLogStore implements DurableQueueStore {
       String queue, List<Message> messages, Map<String, String> checkpoints)
       throws InterruptedException {
     List<Message> batch = StoreChecks.checkBatch(queue, messages);
-    Map<String, String> cp = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
+    Map<String, String> cp = StoreChecks.checkCheckpoints(checkpoints);
     StoreChecks.checkNotInterrupted(queue);
     return log(queue).appendBatchAndSync(batch, cp);
   }

@@ -10,7 +10,10 @@ import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -25,6 +28,28 @@ import java.util.concurrent.TimeUnit;
  */
 public final class StoreChecks {
   private StoreChecks() {}
+
+  /**
+   * The check of the checkpoints of {@link DurableQueueStore#appendBatchAndSync}: an unmodifiable
+   * copy, in the caller's iteration order. Not {@link Map#copyOf}, whose iteration order changes
+   * from JVM to JVM: a store writing the entries in map order would write other bytes (or rows in
+   * another order) for the same batch.
+   *
+   * @throws NullPointerException if {@code checkpoints}, a key or a value is null
+   */
+  public static Map<String, String> checkCheckpoints(Map<String, String> checkpoints) {
+    Objects.requireNonNull(checkpoints, "checkpoints");
+    if (checkpoints.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, String> copy = new LinkedHashMap<>(checkpoints.size() * 2);
+    for (Map.Entry<String, String> e : checkpoints.entrySet()) {
+      copy.put(
+          Objects.requireNonNull(e.getKey(), "checkpoint key"),
+          Objects.requireNonNull(e.getValue(), "checkpoint value"));
+    }
+    return Collections.unmodifiableMap(copy);
+  }
 
   /**
    * The checks of {@link QueueStore#createQueue}: {@code config} non-null, then {@code checkOpen}

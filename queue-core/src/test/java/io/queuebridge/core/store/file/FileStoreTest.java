@@ -172,46 +172,7 @@ class FileStoreTest {
     assertThat(QueueStores.file(tmp.resolve("other"))).isNotNull().satisfies(s -> s.close());
   }
 
-  // ---------------------------------------------------------------- format versions
-
-  @Test
-  void aStoreOfANewerFormatVersionIsRefusedWithAClearMessage() throws Exception {
-    open(small()).append(Q, TestMessages.text("a"));
-    storage.close();
-    storage = null;
-    Path marker = dir().resolve("qb-store");
-    byte[] b = Files.readAllBytes(marker);
-    b[5] = 2; // version 2
-    Files.write(marker, b);
-    assertThatThrownBy(() -> FileStorage.open(small(), clock, io))
-        .isInstanceOf(StoreCorruptedException.class)
-        .hasMessageContaining(marker.toString())
-        .hasMessageContaining("format version 2")
-        .hasMessageContaining("newer version");
-  }
-
-  @Test
-  void aFrameOfANewerFormatVersionIsRefusedNotCut() throws Exception {
-    open(small()).append(Q, TestMessages.text("a"));
-    storage.close();
-    storage = null;
-    Path log = files(".log").get(0);
-    byte[] b = Files.readAllBytes(log);
-    b[Frames.OFF_VERSION] = 2;
-    int crc = Frames.crc(b, 0, b.length); // a well-formed frame of a newer version, not damage
-    b[4] = (byte) (crc >>> 24);
-    b[5] = (byte) (crc >>> 16);
-    b[6] = (byte) (crc >>> 8);
-    b[7] = (byte) crc;
-    Files.write(log, b);
-    assertThatThrownBy(() -> FileStorage.open(small(), clock, io))
-        .isInstanceOf(StoreCorruptedException.class)
-        .hasMessageContaining(log.toString())
-        .hasMessageContaining("at byte 0")
-        .hasMessageContaining("version 2")
-        .hasMessageContaining("newer version");
-    assertThat(Files.size(log)).as("nothing cut").isEqualTo(b.length);
-  }
+  // format versions: FormatVersionsTest (every versioned file kind, on a copy of the fixture)
 
   @Test
   void aDamagedQueueConfigurationFailsClosedNamingTheFile() throws Exception {
