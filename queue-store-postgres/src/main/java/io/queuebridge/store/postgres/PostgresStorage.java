@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * is logged once.
  *
  * <p><b>Read-only</b> ({@link #openReadOnly}): a pool of read-only sessions, a read-only listener,
- * and the read-only views {@link ReadOnlyQueueStore} and {@link ReadOnlyGroupStore} over the same
- * two halves. Its only thread is the listener's (it receives notifications, nothing else), and the
- * pool's housekeeping only opens, checks and closes connections: nothing it runs writes.
+ * and the read-only views {@link PgReadOnlyQueueStore} and {@link PgReadOnlyGroupStore} over the
+ * same two halves. Its only thread is the listener's (it receives notifications, nothing else), and
+ * the pool's housekeeping only opens, checks and closes connections: nothing it runs writes.
  *
  * <p>Thread-safe. {@link #close()} is idempotent.
  */
@@ -60,8 +60,8 @@ final class PostgresStorage implements Storage {
     this.listener = listener;
     this.description = db.config().description() + " (read-only)";
     PgQueueStore reads = new PgQueueStore(db, listener, false, description, this::close);
-    this.queues = new ReadOnlyQueueStore(reads, db, description);
-    this.groups = new ReadOnlyGroupStore(new PgGroupStore(db, description), db, description);
+    this.queues = new PgReadOnlyQueueStore(reads, db, description);
+    this.groups = new PgReadOnlyGroupStore(new PgGroupStore(db, description), db, description);
   }
 
   /**

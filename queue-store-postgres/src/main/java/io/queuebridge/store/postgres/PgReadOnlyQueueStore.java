@@ -23,12 +23,12 @@ import java.util.OptionalLong;
  *
  * <p>Thread-safe.
  */
-final class ReadOnlyQueueStore implements DurableQueueStore {
+final class PgReadOnlyQueueStore implements DurableQueueStore {
   private final PgQueueStore reads;
   private final Db db;
   private final String description;
 
-  ReadOnlyQueueStore(PgQueueStore reads, Db db, String description) {
+  PgReadOnlyQueueStore(PgQueueStore reads, Db db, String description) {
     this.reads = reads;
     this.db = db;
     this.description = description;

@@ -16,7 +16,7 @@ import java.util.function.Supplier;
  * The consumer-group half of a read-only {@link PostgresStorage}: reads go to the {@link
  * PgGroupStore} of a read-only pool, every change throws {@link ReadOnlyStoreException} before it
  * reaches the database. Every method of the interface is declared here, none inherited (see {@link
- * ReadOnlyQueueStore}).
+ * PgReadOnlyQueueStore}).
  *
  * <p><b>{@link #atomically}</b> takes no lock: holding a group's advisory lock would hold up the
  * writers of that group. It runs the body in one REPEATABLE READ READ ONLY transaction bound to the
@@ -25,12 +25,12 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe.
  */
-final class ReadOnlyGroupStore implements ConsumerGroupStore {
+final class PgReadOnlyGroupStore implements ConsumerGroupStore {
   private final PgGroupStore reads;
   private final Db db;
   private final String description;
 
-  ReadOnlyGroupStore(PgGroupStore reads, Db db, String description) {
+  PgReadOnlyGroupStore(PgGroupStore reads, Db db, String description) {
     this.reads = reads;
     this.db = db;
     this.description = description;
