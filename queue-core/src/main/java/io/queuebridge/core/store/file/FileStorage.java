@@ -139,6 +139,7 @@ public final class FileStorage implements Storage {
     RecoveryReport.Builder report = new RecoveryReport.Builder();
     try {
       load(report);
+      report.runAfterOpen();
     } catch (IOException e) {
       closeQuietly();
       throw new QueueStoreException(null, "opening file store " + dir + " failed: " + e, e);

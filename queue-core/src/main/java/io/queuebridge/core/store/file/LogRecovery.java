@@ -212,15 +212,20 @@ final class LogRecovery {
       changed |= !intact.containsKey(base); // a segment deleted or damaged since
     }
     if (changed) {
-      try {
-        VerifiedSegments.write(env.io(), dir, intact.values());
-      } catch (IOException e) {
-        LOG.warn(
-            "queue {}: could not write {} (its segments are verified again at the next open): {}",
-            queue,
-            VerifiedSegments.file(dir),
-            e.toString());
-      }
+      List<VerifiedSegments.Stamp> stamps = List.copyOf(intact.values());
+      report.afterOpen(
+          () -> {
+            try {
+              VerifiedSegments.write(env.io(), dir, stamps);
+            } catch (IOException e) {
+              LOG.warn(
+                  "queue {}: could not write {} (its segments are verified again at the next"
+                      + " open): {}",
+                  queue,
+                  VerifiedSegments.file(dir),
+                  e.toString());
+            }
+          });
     }
     return found;
   }

@@ -132,8 +132,28 @@ public record RecoveryReport(
     private final List<Cut> groupLogCuts = new ArrayList<>();
     private final List<Path> removed = new ArrayList<>();
     private final List<Damage> damage = new ArrayList<>();
+    private final List<Runnable> afterOpen = new ArrayList<>();
     private int segmentsVerified;
     private long bytesVerified;
+
+    /**
+     * Defers a write that only records what the open found (the verified-segments stamps) until
+     * every queue opened: an open refused half-way (a file of a newer version, say) then leaves no
+     * such file behind.
+     */
+    synchronized void afterOpen(Runnable write) {
+      afterOpen.add(write);
+    }
+
+    /** Runs the deferred writes, in order; called once the whole store opened. */
+    void runAfterOpen() {
+      List<Runnable> writes;
+      synchronized (this) {
+        writes = List.copyOf(afterOpen);
+        afterOpen.clear();
+      }
+      writes.forEach(Runnable::run);
+    }
 
     synchronized void logCut(Cut c) {
       logCuts.add(c);

@@ -255,6 +255,9 @@ public final class FileFixtureGenerator {
     if (n.equals(LogHead.FILE)) {
       return "logical head (queue.head)";
     }
+    if (n.equals(VerifiedSegments.FILE)) {
+      return "verified segments (queue.verified)";
+    }
     if (n.endsWith(".log")) {
       return "segment frame (<base>.log)";
     }
@@ -283,6 +286,9 @@ public final class FileFixtureGenerator {
     }
     if (n.equals(LogHead.FILE)) {
       return Blobs.HEAD_MAGIC;
+    }
+    if (n.equals(VerifiedSegments.FILE)) {
+      return Blobs.VERIFIED_MAGIC;
     }
     if (n.endsWith(".idx")) {
       return Blobs.OFFSET_INDEX_MAGIC;
