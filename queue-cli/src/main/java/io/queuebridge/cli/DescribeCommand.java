@@ -1,10 +1,10 @@
 package io.queuebridge.cli;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.RetentionPolicy;
-import io.queuebridge.core.RetryPolicy;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.RetentionPolicy;
+import io.queuebridge.core.config.RetryPolicy;
+import io.queuebridge.core.message.Message;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,9 +1,9 @@
 package io.queuebridge.cli;
 
-import io.queuebridge.core.Header;
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.TimestampType;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;

@@ -1,8 +1,8 @@
 package io.queuebridge.cli;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.Message;
 import java.util.Locale;
 
 /**

@@ -1,6 +1,6 @@
 package io.queuebridge.cli;
 
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import java.io.PrintWriter;
 import java.util.ArrayList;

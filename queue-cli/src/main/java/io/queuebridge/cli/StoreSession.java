@@ -1,11 +1,11 @@
 package io.queuebridge.cli;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;

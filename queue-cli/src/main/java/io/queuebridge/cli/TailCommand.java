@@ -1,7 +1,7 @@
 package io.queuebridge.cli;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -2,10 +2,10 @@ package io.queuebridge.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.io.File;

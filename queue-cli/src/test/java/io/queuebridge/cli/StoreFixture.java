@@ -1,18 +1,18 @@
 package io.queuebridge.cli;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Header;
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
 import io.queuebridge.core.MutableClock;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
-import io.queuebridge.core.RetentionPolicy;
-import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.RetentionPolicy;
 import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.TimestampType;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,11 @@
 package io.queuebridge.cli;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.io.BufferedReader;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.message.Message;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.DurableSyncUnsupportedException;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;

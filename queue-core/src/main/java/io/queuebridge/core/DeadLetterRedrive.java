@@ -1,10 +1,13 @@
 package io.queuebridge.core;
 
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_QUEUE;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_TOPIC;
+import static io.queuebridge.core.message.MessageProperties.DLQ_ORIGINAL_QUEUE;
+import static io.queuebridge.core.message.MessageProperties.DLQ_ORIGINAL_TOPIC;
 
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.RedriveRefusedException;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;

@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.DurableSyncUnsupportedException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException.FieldMismatch;
@@ -8,6 +9,8 @@ import io.queuebridge.core.errors.QueueNotDurableException;
 import io.queuebridge.core.errors.QueueNotProtectedException;
 import io.queuebridge.core.errors.QueueNotReservedException;
 import io.queuebridge.core.errors.QueueNotStreamException;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
 import java.time.Clock;

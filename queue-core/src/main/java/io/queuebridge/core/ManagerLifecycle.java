@@ -1,5 +1,7 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.PeriodicScheduler;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.CaptureStillRunningException;
 import io.queuebridge.core.errors.DeliveryStillRunningException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;

@@ -1,6 +1,11 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueMessageTooLargeException;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import io.queuebridge.core.message.MessageState;
+import io.queuebridge.core.message.PublishRequest;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException.FieldMismatch;
 import java.time.Duration;

@@ -1,9 +1,14 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.AckDurability;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.DurableSyncUnsupportedException;
 import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.errors.QueueFullException;
 import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
 import io.queuebridge.core.topic.TopicFilters;

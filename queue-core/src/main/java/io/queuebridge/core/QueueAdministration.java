@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.ProtectedQueueMutationException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;

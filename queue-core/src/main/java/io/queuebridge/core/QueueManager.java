@@ -1,5 +1,9 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.AckDurability;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.PeriodicScheduler;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.delivery.ConsumeOptions;
 import io.queuebridge.core.delivery.DeliveryHandler;
 import io.queuebridge.core.delivery.Subscription;
@@ -26,6 +30,9 @@ import io.queuebridge.core.group.GroupSettings;
 import io.queuebridge.core.internal.capture.CaptureDispatcher;
 import io.queuebridge.core.internal.delivery.DeliveryEngine;
 import io.queuebridge.core.internal.group.GroupCoordinator;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;

@@ -1,5 +1,8 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.AckDurability;
+import io.queuebridge.core.config.PeriodicScheduler;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.group.ConsumerRemovedListener;
 import java.time.Clock;

@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.message.MessageProperties;
 import java.util.Objects;
 import java.util.Optional;
 

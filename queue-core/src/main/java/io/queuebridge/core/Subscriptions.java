@@ -1,5 +1,9 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.delivery.ConsumeOptions;
 import io.queuebridge.core.delivery.DeliveryHandler;
 import io.queuebridge.core.delivery.Subscription;

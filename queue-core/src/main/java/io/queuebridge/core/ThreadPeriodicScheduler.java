@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.PeriodicScheduler;
 import java.time.Duration;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;

@@ -1,7 +1,10 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueFullException;
 import io.queuebridge.core.internal.capture.CaptureDispatcher;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.util.List;
 import org.slf4j.Logger;

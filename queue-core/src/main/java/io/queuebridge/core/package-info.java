@@ -8,16 +8,15 @@
  *
  * <ul>
  *   <li>this package: the facade {@link io.queuebridge.core.QueueManager} and its {@link
- *       io.queuebridge.core.QueueManagerConfig}; queue configuration ({@link
- *       io.queuebridge.core.QueueConfig}, {@link io.queuebridge.core.RetentionPolicy}, {@link
- *       io.queuebridge.core.RetryPolicy}, {@link io.queuebridge.core.DlqConfig}, {@link
- *       io.queuebridge.core.AckDurability}); messages ({@link io.queuebridge.core.Message}, {@link
- *       io.queuebridge.core.Header}, {@link io.queuebridge.core.KafkaCoordinates}, {@link
- *       io.queuebridge.core.MessageProperties}); publishing ({@link
- *       io.queuebridge.core.PublishRequest}); subscribing ({@link
- *       io.queuebridge.core.CursorOption}, {@link io.queuebridge.core.GroupMode}); {@link
+ *       io.queuebridge.core.QueueManagerConfig} and {@link
+ *       io.queuebridge.core.QueueManagerMetrics}; the operator moves' requests and reports ({@link
+ *       io.queuebridge.core.RedriveRequest}, {@link io.queuebridge.core.RedriveReport}); {@link
  *       io.queuebridge.core.SharedStores} for plugins that share one open store among several
  *       users;
+ *   <li>{@link io.queuebridge.core.message}: messages, headers, publish requests, the reserved
+ *       property names;
+ *   <li>{@link io.queuebridge.core.config}: queue configuration (types, retention, retry, DLQ,
+ *       acknowledgement durability), group modes and cursor options, the scheduler hook;
  *   <li>{@link io.queuebridge.core.errors}: every error, retriable or fatal by type;
  *   <li>{@link io.queuebridge.core.group}: consumer groups as callers use them ({@link
  *       io.queuebridge.core.group.ConsumerGroups}, {@link

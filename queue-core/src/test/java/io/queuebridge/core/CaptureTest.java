@@ -4,8 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.config.AckDurability;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.internal.capture.CaptureDispatcher;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import io.queuebridge.core.message.PublishRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.CaptureStillRunningException;
 import io.queuebridge.core.errors.DurableSyncUnsupportedException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.ConsumerGroupState;
 import java.time.Duration;
 import java.time.Instant;

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.DeliveryStillRunningException;
 import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.time.Duration;

@@ -2,6 +2,9 @@ package io.queuebridge.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.PublishRequest;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

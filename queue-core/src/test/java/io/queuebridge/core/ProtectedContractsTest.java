@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.config.AckDurability;
+import io.queuebridge.core.config.DlqConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.QueueType;
+import io.queuebridge.core.config.RetentionPolicy;
+import io.queuebridge.core.config.RetryPolicy;
 import io.queuebridge.core.errors.DurableSyncUnsupportedException;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
@@ -12,6 +18,7 @@ import io.queuebridge.core.errors.ProtectedQueueContractDriftException.FieldMism
 import io.queuebridge.core.errors.ProtectedQueueMutationException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.message.PublishRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -3,6 +3,9 @@ package io.queuebridge.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.queuebridge.core.config.AckDurability;
+import io.queuebridge.core.config.PeriodicScheduler;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.group.ConsumerRemovedListener;
 import java.time.Clock;

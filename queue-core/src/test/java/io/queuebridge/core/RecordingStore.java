@@ -1,5 +1,7 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStores;

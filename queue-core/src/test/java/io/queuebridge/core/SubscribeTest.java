@@ -4,11 +4,16 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.errors.GroupModeMismatchException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueNotStreamException;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.internal.group.GroupCoordinator;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;

@@ -3,9 +3,9 @@ package io.queuebridge.connect.common;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.config.QueueConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

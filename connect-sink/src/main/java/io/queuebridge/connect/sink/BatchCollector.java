@@ -1,7 +1,7 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueManager;
+import io.queuebridge.core.message.PublishRequest;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

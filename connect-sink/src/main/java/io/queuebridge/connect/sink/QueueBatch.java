@@ -1,8 +1,8 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.PublishRequest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,9 +2,9 @@ package io.queuebridge.connect.sink;
 
 import io.queuebridge.connect.common.ConfigValidators;
 import io.queuebridge.connect.common.QueueConnectorConfig;
-import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueType;
-import io.queuebridge.core.RetentionPolicy;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.QueueType;
+import io.queuebridge.core.config.RetentionPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

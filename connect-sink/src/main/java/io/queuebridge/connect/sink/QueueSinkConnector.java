@@ -2,8 +2,8 @@ package io.queuebridge.connect.sink;
 
 import io.queuebridge.connect.common.ConfigErrors;
 import io.queuebridge.core.QueueBridgeVersion;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import java.util.ArrayList;

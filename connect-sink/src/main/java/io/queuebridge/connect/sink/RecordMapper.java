@@ -2,9 +2,9 @@ package io.queuebridge.connect.sink;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.PublishRequest;
+import io.queuebridge.core.message.TimestampType;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -54,10 +54,11 @@ final class RecordMapper {
     }
     b.value(toBytes(record.value(), "value"));
     if (keepHeaders && !record.headers().isEmpty()) {
-      List<io.queuebridge.core.Header> headers = new ArrayList<>();
+      List<io.queuebridge.core.message.Header> headers = new ArrayList<>();
       for (Header h : record.headers()) {
         headers.add(
-            io.queuebridge.core.Header.of(h.key(), toBytes(h.value(), "header " + h.key())));
+            io.queuebridge.core.message.Header.of(
+                h.key(), toBytes(h.value(), "header " + h.key())));
       }
       b.headers(headers);
     }

@@ -1,9 +1,9 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.message.KafkaCoordinates;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.MutableClock;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.queuebridge.core.KafkaCoordinates;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.message.KafkaCoordinates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

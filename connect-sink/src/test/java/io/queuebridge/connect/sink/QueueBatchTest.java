@@ -2,9 +2,9 @@ package io.queuebridge.connect.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.PublishRequest;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;

@@ -3,10 +3,10 @@ package io.queuebridge.connect.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.QueueStore;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;

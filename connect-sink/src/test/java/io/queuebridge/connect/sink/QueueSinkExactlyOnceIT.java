@@ -3,8 +3,8 @@ package io.queuebridge.connect.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,11 +3,11 @@ package io.queuebridge.connect.sink;
 import static io.queuebridge.connect.sink.SinkFixture.records;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
 import io.queuebridge.core.MutableClock;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

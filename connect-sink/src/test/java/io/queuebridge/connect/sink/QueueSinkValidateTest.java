@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.queuebridge.connect.common.StoreFiles;
 import io.queuebridge.core.MutableClock;
-import io.queuebridge.core.PublishRequest;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.nio.charset.StandardCharsets;

@@ -3,10 +3,10 @@ package io.queuebridge.connect.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.Header;
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.PublishRequest;
+import io.queuebridge.core.message.TimestampType;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -4,10 +4,10 @@ import static io.queuebridge.connect.sink.SinkFixture.records;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.queuebridge.core.MutableClock;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueFullException;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.message.PublishRequest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.queuebridge.connect.sink;
 
-import io.queuebridge.core.Message;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.message.Message;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

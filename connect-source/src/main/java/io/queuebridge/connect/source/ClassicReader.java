@@ -1,14 +1,14 @@
 package io.queuebridge.connect.source;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.ConsumerNotFoundException;
 import io.queuebridge.core.errors.DeliveryAlreadySettledException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.message.Message;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

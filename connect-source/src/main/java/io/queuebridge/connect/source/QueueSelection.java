@@ -1,8 +1,8 @@
 package io.queuebridge.connect.source;
 
 import io.queuebridge.connect.source.QueueSourceConfig.ConsumerMode;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.topic.TopicFilters;
 import java.util.ArrayList;
 import java.util.HashMap;

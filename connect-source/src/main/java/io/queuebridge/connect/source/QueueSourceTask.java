@@ -2,8 +2,8 @@ package io.queuebridge.connect.source;
 
 import io.queuebridge.connect.source.QueueSourceConfig.ConsumerMode;
 import io.queuebridge.core.QueueBridgeVersion;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.store.QueueStore;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package io.queuebridge.connect.source;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.InvalidOffsetException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupState;
 import java.time.Instant;
 import java.util.List;

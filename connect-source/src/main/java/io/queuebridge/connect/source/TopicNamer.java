@@ -1,7 +1,7 @@
 package io.queuebridge.connect.source;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

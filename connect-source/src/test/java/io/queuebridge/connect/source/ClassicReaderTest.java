@@ -2,17 +2,17 @@ package io.queuebridge.connect.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MutableClock;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.group.GroupSettings;
 import io.queuebridge.core.internal.group.GroupCoordinator;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;

@@ -3,10 +3,10 @@ package io.queuebridge.connect.source;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.queuebridge.connect.source.QueueSourceConfig.ConsumerMode;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
-import io.queuebridge.core.QueueType;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.util.HashMap;

@@ -3,9 +3,9 @@ package io.queuebridge.connect.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.TimestampType;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.queuebridge.connect.source;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.QueueType;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.QueueType;
+import io.queuebridge.core.message.Message;
 import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,8 +3,8 @@ package io.queuebridge.connect.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
 import org.apache.kafka.connect.errors.DataException;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,8 @@
 package io.queuebridge.examples.quickstart;
 
-import io.queuebridge.core.Header;
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

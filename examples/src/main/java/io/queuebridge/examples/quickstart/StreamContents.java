@@ -1,7 +1,7 @@
 package io.queuebridge.examples.quickstart;
 
-import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.StoreLockedException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;

@@ -1,14 +1,14 @@
 package io.queuebridge.examples.worker;
 
-import io.queuebridge.core.DlqConfig;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageProperties;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
-import io.queuebridge.core.RetryPolicy;
+import io.queuebridge.core.config.DlqConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.RetryPolicy;
 import io.queuebridge.core.group.ConsumerGroups;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;

@@ -1,12 +1,12 @@
 package io.queuebridge.examples.worker;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
 import io.queuebridge.core.QueueManager;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.message.Message;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

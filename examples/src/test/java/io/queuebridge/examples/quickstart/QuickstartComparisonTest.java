@@ -2,7 +2,7 @@ package io.queuebridge.examples.quickstart;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.core.Header;
+import io.queuebridge.core.message.Header;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

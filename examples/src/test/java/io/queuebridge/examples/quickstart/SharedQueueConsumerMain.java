@@ -1,9 +1,9 @@
 package io.queuebridge.examples.quickstart;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupDelivery;

@@ -2,15 +2,15 @@ package io.queuebridge.examples.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.core.DlqConfig;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageProperties;
 import io.queuebridge.core.MutableClock;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
-import io.queuebridge.core.RetryPolicy;
+import io.queuebridge.core.config.DlqConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.RetryPolicy;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import io.queuebridge.examples.worker.WorkQueueWorker.Outcome;

@@ -1,10 +1,10 @@
 package io.queuebridge.core.capture;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStores;

@@ -1,7 +1,7 @@
 package io.queuebridge.core.delivery;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package io.queuebridge.core.delivery;
 
-import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.config.GroupMode;
 import java.util.Optional;
 
 /**

@@ -1,12 +1,13 @@
 package io.queuebridge.core.errors;
 
-import io.queuebridge.core.GroupMode;
-
-/** A subscription asks for a mode other than the existing group's. */
+/**
+ * A subscription asks for a mode other than the existing group's. The modes are named as {@code
+ * GroupMode} names them ({@code QUEUE}, {@code STREAM}); they are passed as names so that this
+ * package stays below every other.
+ */
 public class GroupModeMismatchException extends FatalQueueException {
 
-  public GroupModeMismatchException(
-      String queue, String group, GroupMode existing, GroupMode requested) {
+  public GroupModeMismatchException(String queue, String group, String existing, String requested) {
     super(
         queue,
         "consumer group "

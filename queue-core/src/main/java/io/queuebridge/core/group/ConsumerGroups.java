@@ -1,8 +1,8 @@
 package io.queuebridge.core.group;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.CommitOffsetOnlyForStreamModeException;
 import io.queuebridge.core.errors.ConsumerNotFoundException;
 import io.queuebridge.core.errors.GroupModeMismatchException;

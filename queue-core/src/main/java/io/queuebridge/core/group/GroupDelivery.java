@@ -1,9 +1,9 @@
 package io.queuebridge.core.group;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.DeliveryAlreadySettledException;
 import io.queuebridge.core.errors.MessageNotPendingException;
+import io.queuebridge.core.message.Message;
 import java.time.Duration;
 
 /**

@@ -1,9 +1,8 @@
 package io.queuebridge.core.job;
 
-import io.queuebridge.core.PeriodicScheduler;
-import io.queuebridge.core.PublishRequest;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
+import io.queuebridge.core.config.PeriodicScheduler;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.ConsumerNotFoundException;
 import io.queuebridge.core.errors.DriverClosedException;
 import io.queuebridge.core.errors.InvalidQueueException;
@@ -11,6 +10,7 @@ import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.ConsumerGroupState;
 import java.time.Duration;
 import java.util.LinkedHashMap;

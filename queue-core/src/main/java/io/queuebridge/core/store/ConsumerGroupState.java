@@ -1,6 +1,6 @@
 package io.queuebridge.core.store;
 
-import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.config.GroupMode;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.queuebridge.core.store;
 
-import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.message.Message;
 import java.util.List;
 import java.util.Map;
 

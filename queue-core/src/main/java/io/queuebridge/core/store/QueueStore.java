@@ -1,7 +1,6 @@
 package io.queuebridge.core.store;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
@@ -9,6 +8,7 @@ import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.errors.StoreClosedException;
+import io.queuebridge.core.message.Message;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.queuebridge.store.postgres;
 
-import io.queuebridge.core.Header;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageProperties;
-import io.queuebridge.core.MessageState;
-import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import io.queuebridge.core.message.MessageState;
+import io.queuebridge.core.message.TimestampType;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

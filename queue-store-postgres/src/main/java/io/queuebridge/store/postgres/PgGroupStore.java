@@ -1,6 +1,6 @@
 package io.queuebridge.store.postgres;
 
-import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;

@@ -1,12 +1,12 @@
 package io.queuebridge.store.postgres;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.errors.StoreCorruptedException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.store.support.QueueConfigCodec;

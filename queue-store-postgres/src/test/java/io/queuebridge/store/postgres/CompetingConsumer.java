@@ -1,7 +1,7 @@
 package io.queuebridge.store.postgres;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.store.QueueStores;

@@ -1,7 +1,7 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.Message;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.PendingEntry;

@@ -1,7 +1,7 @@
 package io.queuebridge.core.internal.delivery;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.PeriodicScheduler;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.PeriodicScheduler;
 import io.queuebridge.core.delivery.DeliveryHandler;
 import io.queuebridge.core.delivery.DeliveryMetrics;
 import io.queuebridge.core.delivery.Subscription;

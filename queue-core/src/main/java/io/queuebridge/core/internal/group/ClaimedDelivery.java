@@ -1,9 +1,9 @@
 package io.queuebridge.core.internal.group;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.DeliveryAlreadySettledException;
 import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.message.Message;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;

@@ -1,13 +1,13 @@
 package io.queuebridge.core.internal.group;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.group.GroupSettings;
 import io.queuebridge.core.group.RedeliveryListener;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.PendingEntry;

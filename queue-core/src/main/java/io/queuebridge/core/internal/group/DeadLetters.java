@@ -1,22 +1,22 @@
 package io.queuebridge.core.internal.group;
 
-import static io.queuebridge.core.MessageProperties.DLQ_DELIVERY_COUNT;
-import static io.queuebridge.core.MessageProperties.DLQ_GROUP;
-import static io.queuebridge.core.MessageProperties.DLQ_MOVED_AT;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_ID;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_OFFSET;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_QUEUE;
-import static io.queuebridge.core.MessageProperties.DLQ_ORIGINAL_TOPIC;
-import static io.queuebridge.core.MessageProperties.DLQ_REASON;
+import static io.queuebridge.core.message.MessageProperties.DLQ_DELIVERY_COUNT;
+import static io.queuebridge.core.message.MessageProperties.DLQ_GROUP;
+import static io.queuebridge.core.message.MessageProperties.DLQ_MOVED_AT;
+import static io.queuebridge.core.message.MessageProperties.DLQ_ORIGINAL_ID;
+import static io.queuebridge.core.message.MessageProperties.DLQ_ORIGINAL_OFFSET;
+import static io.queuebridge.core.message.MessageProperties.DLQ_ORIGINAL_QUEUE;
+import static io.queuebridge.core.message.MessageProperties.DLQ_ORIGINAL_TOPIC;
+import static io.queuebridge.core.message.MessageProperties.DLQ_REASON;
 
-import io.queuebridge.core.DlqConfig;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageState;
-import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.RetryPolicy;
+import io.queuebridge.core.config.DlqConfig;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.RetryPolicy;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.group.GroupSettings;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageState;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStore;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.queuebridge.core.internal.group;
 
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.store.ConsumerGroupState;

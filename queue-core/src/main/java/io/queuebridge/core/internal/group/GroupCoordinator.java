@@ -1,9 +1,8 @@
 package io.queuebridge.core.internal.group;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.MessageState;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.GroupModeMismatchException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.PelFullException;
@@ -17,6 +16,7 @@ import io.queuebridge.core.group.OffsetReset;
 import io.queuebridge.core.group.RedeliveryListener;
 import io.queuebridge.core.group.RemovedConsumers;
 import io.queuebridge.core.group.StreamBatch;
+import io.queuebridge.core.message.MessageState;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.QueueStore;
@@ -662,7 +662,7 @@ public final class GroupCoordinator implements ConsumerGroups {
   /** Requires a group of {@code mode}; for the jobs, inside the group's section. */
   static void requireMode(ConsumerGroupState g, GroupMode mode) {
     if (g.mode() != mode) {
-      throw new GroupModeMismatchException(g.queue(), g.id(), g.mode(), mode);
+      throw new GroupModeMismatchException(g.queue(), g.id(), g.mode().name(), mode.name());
     }
   }
 

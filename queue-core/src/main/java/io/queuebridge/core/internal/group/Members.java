@@ -1,8 +1,8 @@
 package io.queuebridge.core.internal.group;
 
-import io.queuebridge.core.CursorOption;
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.ConsumerNotFoundException;
 import io.queuebridge.core.errors.GroupModeMismatchException;
@@ -126,7 +126,7 @@ final class Members {
     }
     ConsumerGroupState g = found.get();
     if (g.mode() != mode) {
-      throw new GroupModeMismatchException(queue, id, g.mode(), mode);
+      throw new GroupModeMismatchException(queue, id, g.mode().name(), mode.name());
     }
     return g;
   }

@@ -1,8 +1,8 @@
 package io.queuebridge.core.internal.group;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.QueueConfig;
-import io.queuebridge.core.RetentionPolicy;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.RetentionPolicy;
 import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;

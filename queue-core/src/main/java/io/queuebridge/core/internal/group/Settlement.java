@@ -1,7 +1,7 @@
 package io.queuebridge.core.internal.group;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
 import io.queuebridge.core.group.GroupDelivery;

@@ -1,11 +1,11 @@
 package io.queuebridge.core.internal.group;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.CommitOffsetOnlyForStreamModeException;
 import io.queuebridge.core.errors.InvalidOffsetException;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.group.StreamBatch;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.QueueStore;

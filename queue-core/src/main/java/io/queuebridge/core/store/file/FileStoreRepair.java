@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.store.ConsumerGroupState;

@@ -1,10 +1,10 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.Header;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.MessageProperties;
-import io.queuebridge.core.MessageState;
-import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import io.queuebridge.core.message.MessageState;
+import io.queuebridge.core.message.TimestampType;
 import java.lang.ref.SoftReference;
 import java.time.Instant;
 import java.util.ArrayList;

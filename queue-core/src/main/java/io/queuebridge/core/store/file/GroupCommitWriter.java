@@ -1,7 +1,7 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.message.Message;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,10 +1,10 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.errors.StoreCorruptedException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.support.QueueLog;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.io.IOException;

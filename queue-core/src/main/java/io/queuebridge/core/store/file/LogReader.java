@@ -1,9 +1,9 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.StoreCorruptedException;
+import io.queuebridge.core.message.Message;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;

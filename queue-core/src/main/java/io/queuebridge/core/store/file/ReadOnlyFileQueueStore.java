@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.store.support.QueueLog;
 import io.queuebridge.core.store.support.ReadOnlyQueueLogStore;
 import java.util.List;

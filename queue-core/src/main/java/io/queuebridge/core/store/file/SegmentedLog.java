@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.Message;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.support.QueueLog;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.io.IOException;

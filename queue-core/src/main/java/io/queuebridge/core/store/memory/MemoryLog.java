@@ -1,9 +1,9 @@
 package io.queuebridge.core.store.memory;
 
-import io.queuebridge.core.Header;
-import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueException;
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.support.QueueLog;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.lang.invoke.MethodHandles;

@@ -1,9 +1,9 @@
 package io.queuebridge.core.store.memory;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.support.QueueLogStore;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.support;
 
-import io.queuebridge.core.GroupMode;
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;

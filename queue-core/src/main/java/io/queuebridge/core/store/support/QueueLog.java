@@ -1,6 +1,6 @@
 package io.queuebridge.core.store.support;
 
-import io.queuebridge.core.Message;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStore;
 import java.time.Duration;

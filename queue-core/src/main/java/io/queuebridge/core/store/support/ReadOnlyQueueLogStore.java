@@ -1,8 +1,8 @@
 package io.queuebridge.core.store.support;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.ReadOnlyStoreException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
 import java.time.Duration;

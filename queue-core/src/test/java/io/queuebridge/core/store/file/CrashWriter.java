@@ -1,8 +1,8 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

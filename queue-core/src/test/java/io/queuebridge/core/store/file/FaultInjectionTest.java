@@ -3,10 +3,10 @@ package io.queuebridge.core.store.file;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.PendingEntry;

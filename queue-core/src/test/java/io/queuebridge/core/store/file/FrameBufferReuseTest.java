@@ -2,7 +2,7 @@ package io.queuebridge.core.store.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.core.Message;
+import io.queuebridge.core.message.Message;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

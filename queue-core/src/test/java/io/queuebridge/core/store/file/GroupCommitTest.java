@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueStoreException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -2,8 +2,8 @@ package io.queuebridge.core.store.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;

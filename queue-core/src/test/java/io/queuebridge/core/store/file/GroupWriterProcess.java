@@ -1,8 +1,8 @@
 package io.queuebridge.core.store.file;
 
-import io.queuebridge.core.GroupMode;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;

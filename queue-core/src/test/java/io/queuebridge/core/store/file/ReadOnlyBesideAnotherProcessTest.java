@@ -3,8 +3,8 @@ package io.queuebridge.core.store.file;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.Message;
 import io.queuebridge.core.errors.StoreLockedException;
+import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;

@@ -1,5 +1,6 @@
-package io.queuebridge.core;
+package io.queuebridge.core.message;
 
+import io.queuebridge.core.QueueManager;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -73,8 +74,11 @@ public final class PublishRequest {
     return payload.size();
   }
 
-  /** Whether a property key is reserved for the queue (the manager drops such properties). */
-  boolean hasReservedProperty() {
+  /**
+   * Whether a property key is one of the {@link MessageProperties reserved names}: the manager
+   * drops such properties at publish, so the request cannot be stored as it stands.
+   */
+  public boolean hasReservedProperty() {
     return reservedProperty;
   }
 

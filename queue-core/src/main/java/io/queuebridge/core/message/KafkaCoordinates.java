@@ -1,4 +1,4 @@
-package io.queuebridge.core;
+package io.queuebridge.core.message;
 
 /**
  * Names of the message properties in which the sink connector records where a message came from in

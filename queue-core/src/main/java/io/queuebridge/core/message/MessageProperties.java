@@ -1,5 +1,6 @@
-package io.queuebridge.core;
+package io.queuebridge.core.message;
 
+import io.queuebridge.core.QueueManager;
 import java.util.Map;
 import java.util.Set;
 

@@ -1,4 +1,4 @@
-package io.queuebridge.core;
+package io.queuebridge.core.message;
 
 /**
  * What a message's {@link Message#timestamp()} means. Mirrors Kafka's record timestamp types

@@ -1,5 +1,6 @@
-package io.queuebridge.core;
+package io.queuebridge.core.message;
 
+import io.queuebridge.core.config.QueueConfig;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;

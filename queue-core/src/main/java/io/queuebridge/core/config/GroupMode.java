@@ -1,4 +1,4 @@
-package io.queuebridge.core;
+package io.queuebridge.core.config;
 
 /** How a consumer group reads its queue (BEHAVIOUR Q-GROUP). */
 public enum GroupMode {

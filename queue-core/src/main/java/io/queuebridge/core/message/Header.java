@@ -1,4 +1,4 @@
-package io.queuebridge.core;
+package io.queuebridge.core.message;
 
 import java.util.Arrays;
 import java.util.Objects;

@@ -1,5 +1,6 @@
-package io.queuebridge.core;
+package io.queuebridge.core.config;
 
+import io.queuebridge.core.QueueManager;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;

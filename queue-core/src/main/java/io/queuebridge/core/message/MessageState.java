@@ -1,4 +1,4 @@
-package io.queuebridge.core;
+package io.queuebridge.core.message;
 
 /** Lifecycle state stored with a message (BEHAVIOUR Q-MSG). */
 public enum MessageState {

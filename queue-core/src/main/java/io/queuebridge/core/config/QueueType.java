@@ -1,4 +1,4 @@
-package io.queuebridge.core;
+package io.queuebridge.core.config;
 
 import io.queuebridge.core.errors.InvalidConfigException;
 
