@@ -4,7 +4,11 @@ import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.DeliveryAlreadySettledException;
 import io.queuebridge.core.errors.MessageNotPendingException;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * One message handed to one consumer of a group, with its settle-once handle (BEHAVIOUR Q-SETTLE).
@@ -55,8 +59,49 @@ public interface GroupDelivery {
   /** Deliveries of this message to the group so far, this one included; always 1 in stream mode. */
   int deliveryCount();
 
-  /** The stored message; immutable, never null. */
+  /**
+   * The stored message, as published: its properties are the publisher's (and, on a dead letter,
+   * the engine's {@code x-dlq-*} provenance), without the delivery stamps; immutable, never null.
+   */
   Message message();
+
+  /**
+   * When this delivery was made: the claim (or the steal, or the redelivery after a nack) in queue
+   * mode, the read in stream mode. Renewals do not change it. Never null.
+   */
+  Instant deliveredAt();
+
+  /**
+   * When the group first delivered the message: the first claim in queue mode, so that {@code
+   * deliveredAt() - firstDeliveredAt()} is how long the message has been retried; equal to {@link
+   * #deliveredAt()} in stream mode (every read is a first delivery). Never null.
+   */
+  Instant firstDeliveredAt();
+
+  /**
+   * The properties the queue stamps on this delivery (BEHAVIOUR Q-MSG), by their {@link
+   * MessageProperties} names: {@code x-message-id} ({@code <queue>:<offset>}), {@code x-group-id},
+   * {@code x-queue}, {@code x-offset} and {@code x-source-topic} (the stored topic) always; in
+   * stream mode also {@code x-stream-offset} and, when the message has a creation time, {@code
+   * x-stream-timestamp} (epoch milliseconds); and, when the queue names a {@link
+   * io.queuebridge.core.config.QueueConfig#primaryGroup() primary group}, {@code x-work-group},
+   * {@code x-work-committed-offset} (that group's committed offset when this delivery was read; 0
+   * while the group does not exist) and {@code x-work-acked} ({@code true} when this offset is
+   * below it). An unmodifiable map in that order, made on each call.
+   */
+  Map<String, String> deliveryProperties();
+
+  /**
+   * The message as a consumer that forwards it should see it: {@link #message()} with {@link
+   * #deliveryProperties()} added to its properties (stamps win; a publisher cannot set reserved
+   * names). Same key, value, headers and timestamps; made on each call, no bytes copied.
+   */
+  default Message stampedMessage() {
+    Message m = message();
+    Map<String, String> props = new LinkedHashMap<>(m.properties());
+    props.putAll(deliveryProperties());
+    return m.toBuilder().properties(props).buildOwned(); // the arrays are the stored message's
+  }
 
   /** Whether a settlement of this delivery succeeded. */
   boolean isSettled();

@@ -76,6 +76,12 @@ public final class MessageProperties {
   /** On a dead letter: when it was moved, ISO-8601 UTC. */
   public static final String DLQ_MOVED_AT = "x-dlq-moved-at";
 
+  /** On a dead letter: when the group first delivered the message, ISO-8601 UTC. */
+  public static final String DLQ_FIRST_DELIVERED_AT = "x-dlq-first-delivered-at";
+
+  /** On a dead letter: when the group last delivered (claimed) it, ISO-8601 UTC. */
+  public static final String DLQ_LAST_DELIVERED_AT = "x-dlq-last-delivered-at";
+
   /** On a dead letter: the original message's delivery id ({@code <queue>:<offset>}). */
   public static final String DLQ_ORIGINAL_ID = "x-dlq-original-id";
 

@@ -4,9 +4,14 @@ import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.DeliveryAlreadySettledException;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -39,6 +44,10 @@ final class ClaimedDelivery implements GroupDelivery {
   private final GroupMode mode;
   private final int deliveryCount;
   private final Message message;
+  private final Instant deliveredAt;
+  private final Instant firstDeliveredAt;
+  private final String workGroup; // null: the queue names no primary group, or queue mode
+  private final long workCommitted;
   // Starts UNSETTLED (0) by default: an explicit initialiser would be a volatile store, a full
   // fence per delivery on the claim path.
   private volatile int state;
@@ -50,7 +59,11 @@ final class ClaimedDelivery implements GroupDelivery {
       String consumerId,
       GroupMode mode,
       int deliveryCount,
-      Message message) {
+      Message message,
+      Instant deliveredAt,
+      Instant firstDeliveredAt,
+      String workGroup,
+      long workCommitted) {
     this.coordinator = coordinator;
     this.queue = queue;
     this.group = group;
@@ -58,6 +71,10 @@ final class ClaimedDelivery implements GroupDelivery {
     this.mode = mode;
     this.deliveryCount = deliveryCount;
     this.message = message;
+    this.deliveredAt = deliveredAt;
+    this.firstDeliveredAt = firstDeliveredAt;
+    this.workGroup = workGroup;
+    this.workCommitted = workCommitted;
   }
 
   @Override
@@ -93,6 +110,40 @@ final class ClaimedDelivery implements GroupDelivery {
   @Override
   public Message message() {
     return message;
+  }
+
+  @Override
+  public Instant deliveredAt() {
+    return deliveredAt;
+  }
+
+  @Override
+  public Instant firstDeliveredAt() {
+    return firstDeliveredAt;
+  }
+
+  @Override
+  public Map<String, String> deliveryProperties() {
+    long offset = message.offset();
+    Map<String, String> stamps = new LinkedHashMap<>(16);
+    stamps.put(MessageProperties.MESSAGE_ID, queue + ":" + offset);
+    stamps.put(MessageProperties.GROUP_ID, group);
+    stamps.put(MessageProperties.QUEUE, queue);
+    stamps.put(MessageProperties.OFFSET, Long.toString(offset));
+    stamps.put(MessageProperties.SOURCE_TOPIC, message.topic());
+    if (mode == GroupMode.STREAM) {
+      stamps.put(MessageProperties.STREAM_OFFSET, Long.toString(offset));
+      if (message.createdAt() != null) {
+        stamps.put(
+            MessageProperties.STREAM_TIMESTAMP, Long.toString(message.createdAt().toEpochMilli()));
+      }
+      if (workGroup != null) {
+        stamps.put(MessageProperties.WORK_GROUP, workGroup);
+        stamps.put(MessageProperties.WORK_COMMITTED_OFFSET, Long.toString(workCommitted));
+        stamps.put(MessageProperties.WORK_ACKED, Boolean.toString(offset < workCommitted));
+      }
+    }
+    return Collections.unmodifiableMap(stamps);
   }
 
   @Override

@@ -240,7 +240,17 @@ final class Claims {
 
   private GroupDelivery delivery(ConsumerGroupState g, PendingEntry e, Message m) {
     return new ClaimedDelivery(
-        owner, g.queue(), g.id(), e.consumerId(), GroupMode.QUEUE, e.deliveryCount(), m);
+        owner,
+        g.queue(),
+        g.id(),
+        e.consumerId(),
+        GroupMode.QUEUE,
+        e.deliveryCount(),
+        m,
+        e.claimedAt(),
+        e.firstClaimedAt(),
+        null,
+        0);
   }
 
   /** Extends the visibility of the entries at {@code offsets} the consumer holds. */

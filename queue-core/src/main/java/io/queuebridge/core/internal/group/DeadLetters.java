@@ -1,7 +1,9 @@
 package io.queuebridge.core.internal.group;
 
 import static io.queuebridge.core.message.MessageProperties.DLQ_DELIVERY_COUNT;
+import static io.queuebridge.core.message.MessageProperties.DLQ_FIRST_DELIVERED_AT;
 import static io.queuebridge.core.message.MessageProperties.DLQ_GROUP;
+import static io.queuebridge.core.message.MessageProperties.DLQ_LAST_DELIVERED_AT;
 import static io.queuebridge.core.message.MessageProperties.DLQ_MOVED_AT;
 import static io.queuebridge.core.message.MessageProperties.DLQ_ORIGINAL_ID;
 import static io.queuebridge.core.message.MessageProperties.DLQ_ORIGINAL_OFFSET;
@@ -111,6 +113,8 @@ final class DeadLetters {
     props.put(DLQ_DELIVERY_COUNT, Integer.toString(e.deliveryCount()));
     props.put(DLQ_REASON, reason);
     props.put(DLQ_MOVED_AT, DateTimeFormatter.ISO_INSTANT.format(now));
+    props.put(DLQ_FIRST_DELIVERED_AT, DateTimeFormatter.ISO_INSTANT.format(e.firstClaimedAt()));
+    props.put(DLQ_LAST_DELIVERED_AT, DateTimeFormatter.ISO_INSTANT.format(e.claimedAt()));
     if (original.id().isEmpty()) {
       props.remove(DLQ_ORIGINAL_ID);
     } else {

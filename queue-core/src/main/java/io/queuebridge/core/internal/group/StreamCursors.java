@@ -68,6 +68,16 @@ final class StreamCursors {
     long tail = queues.tail(queue);
     long next = Math.max(g.cursor(), queues.head(queue));
     List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
+    // the primary group's progress is read once per batch, under the lock: every delivery of the
+    // batch advertises the same committed offset (BEHAVIOUR Q-MSG)
+    String primary = queues.getQueue(queue).primaryGroup();
+    String workGroup = null;
+    long workCommitted = 0;
+    if (!primary.isEmpty()) {
+      workGroup = GroupCoordinator.effectiveGroupId(primary, g.pattern());
+      workCommitted =
+          groups.findGroup(queue, workGroup).map(ConsumerGroupState::committed).orElse(0L);
+    }
     int examined = 0;
     scan:
     while (out.size() < n && next < tail && examined < GroupCoordinator.SCAN_LIMIT) {
@@ -82,7 +92,19 @@ final class StreamCursors {
         if (m.isExpired(now) || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
           continue;
         }
-        out.add(new ClaimedDelivery(owner, queue, g.id(), consumerId, GroupMode.STREAM, 1, m));
+        out.add(
+            new ClaimedDelivery(
+                owner,
+                queue,
+                g.id(),
+                consumerId,
+                GroupMode.STREAM,
+                1,
+                m,
+                now,
+                now,
+                workGroup,
+                workCommitted));
         if (out.size() >= n) {
           break scan;
         }

@@ -903,6 +903,129 @@ class GroupCoordinatorTest {
   }
 
   @Nested
+  class DeliveryStamps {
+    @Test
+    void aQueueModeDeliveryNamesItsQueueGroupOffsetTopicAndAttemptTimes() {
+      createQueue("orders");
+      store.append(
+          "orders",
+          Message.builder()
+              .topic("$queue/orders/eu")
+              .value("m0".getBytes(UTF_8))
+              .property("user", "u1")
+              .createdAt(T0)
+              .build());
+      joinQueue("orders", "g", "c1");
+      GroupDelivery first = claim("orders", "g", "c1", 1).get(0);
+      assertThat(first.deliveredAt()).isEqualTo(T0);
+      assertThat(first.firstDeliveredAt()).isEqualTo(T0);
+      assertThat(first.message().properties()).as("the stored message").containsOnlyKeys("user");
+      assertThat(first.deliveryProperties())
+          .containsExactly(
+              Map.entry(MessageProperties.MESSAGE_ID, "orders:0"),
+              Map.entry(MessageProperties.GROUP_ID, "g"),
+              Map.entry(MessageProperties.QUEUE, "orders"),
+              Map.entry(MessageProperties.OFFSET, "0"),
+              Map.entry(MessageProperties.SOURCE_TOPIC, "$queue/orders/eu"));
+      Message stamped = first.stampedMessage();
+      assertThat(stamped.properties())
+          .containsEntry("user", "u1")
+          .containsAllEntriesOf(first.deliveryProperties())
+          .hasSize(6);
+      assertThat(stamped.value()).isEqualTo("m0".getBytes(UTF_8));
+      assertThat(stamped.offset()).isZero();
+
+      clock.advance(Duration.ofSeconds(10));
+      assertThat(first.renew()).isTrue();
+      first.nack(Duration.ofSeconds(5));
+      clock.advance(Duration.ofSeconds(5));
+      GroupDelivery second = claim("orders", "g", "c1", 1).get(0);
+      assertThat(second.deliveryCount()).isEqualTo(2);
+      assertThat(second.firstDeliveredAt()).isEqualTo(T0);
+      assertThat(second.deliveredAt()).isEqualTo(T0.plusSeconds(15));
+      assertThat(first.deliveredAt()).as("a renewal changes neither").isEqualTo(T0);
+    }
+
+    @Test
+    void aDeadLetterKeepsTheFirstAndTheLastDeliveryTimes() {
+      createQueue("q");
+      appendAll("q", 1);
+      joinQueue("q", "g", "c1");
+      claim("q", "g", "c1", 1).get(0).nack(Duration.ofSeconds(1));
+      clock.advance(Duration.ofSeconds(61));
+      claim("q", "g", "c1", 1).get(0).reject("bad");
+      assertThat(deadLetters("$dlq/q").get(0).properties())
+          .containsEntry(MessageProperties.DLQ_FIRST_DELIVERED_AT, "2024-01-01T00:00:00Z")
+          .containsEntry(MessageProperties.DLQ_LAST_DELIVERED_AT, "2024-01-01T00:01:01Z");
+    }
+
+    @Test
+    void aStreamDeliveryAdvertisesThePrimaryGroupsCommittedOffset() {
+      createQueue(QueueConfig.durable("q").primaryGroup("workers").build());
+      appendAll("q", 3);
+      joinStream("q", "audit", "r1");
+      StreamBatch before = groups.peek("q", "audit", "r1", 10);
+      assertThat(before.deliveries().get(0).deliveryProperties())
+          .as("the primary group does not exist yet")
+          .containsEntry(MessageProperties.WORK_GROUP, "workers")
+          .containsEntry(MessageProperties.WORK_COMMITTED_OFFSET, "0")
+          .containsEntry(MessageProperties.WORK_ACKED, "false");
+
+      joinQueue("q", "workers", "w1");
+      for (GroupDelivery d : claim("q", "workers", "w1", 2)) {
+        d.ack();
+      }
+      clock.advance(Duration.ofSeconds(3));
+      List<GroupDelivery> read = groups.peek("q", "audit", "r1", 10).deliveries();
+      assertThat(read).extracting(GroupDelivery::offset).containsExactly(0L, 1L, 2L);
+      assertThat(read)
+          .extracting(d -> d.deliveryProperties().get(MessageProperties.WORK_ACKED))
+          .containsExactly("true", "true", "false");
+      Map<String, String> last = read.get(2).deliveryProperties();
+      assertThat(last)
+          .containsEntry(MessageProperties.MESSAGE_ID, "q:2")
+          .containsEntry(MessageProperties.GROUP_ID, "audit")
+          .containsEntry(MessageProperties.STREAM_OFFSET, "2")
+          .containsEntry(MessageProperties.STREAM_TIMESTAMP, Long.toString(T0.toEpochMilli()))
+          .containsEntry(MessageProperties.WORK_GROUP, "workers")
+          .containsEntry(MessageProperties.WORK_COMMITTED_OFFSET, "2");
+      assertThat(read.get(2).deliveredAt()).isEqualTo(T0.plusSeconds(3));
+      assertThat(read.get(2).firstDeliveredAt()).isEqualTo(T0.plusSeconds(3));
+      assertThat(read.get(2).deliveryCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aPatternReaderIsComparedWithThePrimaryGroupOfTheSamePattern() {
+      createQueue(QueueConfig.durable("q").primaryGroup("workers").build());
+      append("q", "$queue/q/a", "a0");
+      groups.join("q", "a", "workers", "w1", CursorOption.resume(GroupMode.QUEUE));
+      claim("q", "workers@a", "w1", 1).get(0).ack();
+      groups.join("q", "a", "audit", "r1", CursorOption.resume(GroupMode.STREAM));
+      assertThat(groups.peek("q", "audit@a", "r1", 1).deliveries().get(0).deliveryProperties())
+          .containsEntry(MessageProperties.WORK_GROUP, "workers@a")
+          .containsEntry(MessageProperties.WORK_COMMITTED_OFFSET, "1")
+          .containsEntry(MessageProperties.WORK_ACKED, "true");
+    }
+
+    @Test
+    void withoutAPrimaryGroupOrACreationTimeAStreamDeliveryCarriesNeitherStamp() {
+      createQueue(QueueConfig.durable("s").type(QueueType.STREAM).build());
+      store.append("s", Message.builder().topic("$queue/s").value(new byte[] {1}).build());
+      joinStream("s", "r", "c1");
+      Map<String, String> stamps =
+          groups.peek("s", "r", "c1", 1).deliveries().get(0).deliveryProperties();
+      assertThat(stamps)
+          .containsOnlyKeys(
+              MessageProperties.MESSAGE_ID,
+              MessageProperties.GROUP_ID,
+              MessageProperties.QUEUE,
+              MessageProperties.OFFSET,
+              MessageProperties.SOURCE_TOPIC,
+              MessageProperties.STREAM_OFFSET); // no x-stream-timestamp: no creation time
+    }
+  }
+
+  @Nested
   class Heartbeats {
     @Test
     void aHeartbeatRefreshesAMemberAndUnknownMembersAreReported() {
