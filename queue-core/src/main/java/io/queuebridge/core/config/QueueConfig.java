@@ -180,7 +180,13 @@ public final class QueueConfig {
     return type == QueueType.STREAM;
   }
 
-  /** The group whose committed offset stream deliveries advertise; empty when none. */
+  /**
+   * The group whose committed offset stream deliveries advertise; empty when none. A stream-mode
+   * delivery of this queue then carries {@code x-work-group}, {@code x-work-committed-offset} and
+   * {@code x-work-acked} in its {@link io.queuebridge.core.group.GroupDelivery#deliveryProperties()
+   * delivery properties}, so a reader (an audit trail, a replay) can tell which messages the work
+   * group has already finished (BEHAVIOUR Q-MSG).
+   */
   public String primaryGroup() {
     return primaryGroup;
   }
