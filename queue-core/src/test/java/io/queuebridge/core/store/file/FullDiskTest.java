@@ -238,10 +238,20 @@ class FullDiskTest {
                     ConsumerGroupState.create(CLASSIC, "other", "", GroupMode.QUEUE, false, T0)));
     assertNamesFileAndCause(create, CLASSIC, groupFile.resolveSibling("other.grp"));
     assertThat(groups.findGroup(CLASSIC, "other")).isEmpty();
+    // One page left: the new queue's first segment takes it, its configuration file finds none.
+    disk.fill(4096);
+    Throwable createQueue =
+        catchThrowable(() -> q.createQueue(QueueConfig.durable("later").build()));
+    assertNamesFileAndCause(createQueue, "later", dir.resolve("store/queues/later"));
+    assertThat(q.listQueues()).extracting(QueueConfig::name).containsExactly(CLASSIC);
+    assertThat(openDeletedFiles()).as("deleted files the store still holds open").isEmpty();
     assertThat(strayFiles()).as("files a failed call left behind").isEmpty();
     assertHolds(q, CLASSIC, acked, Map.of());
 
     reopen(); // still full
+    assertThat(storage.queues().listQueues())
+        .extracting(QueueConfig::name)
+        .containsExactly(CLASSIC);
     assertThat(storage.groups().getGroup(CLASSIC, GROUP)).isEqualTo(atFailure);
     assertThat(storage.groups().findGroup(CLASSIC, "other")).isEmpty();
     assertHolds(storage.queues(), CLASSIC, acked, Map.of());
@@ -261,11 +271,15 @@ class FullDiskTest {
     }
     groups2.acknowledgePending(CLASSIC, GROUP, "c1", next, 1, now);
     ConsumerGroupState last = groups2.getGroup(CLASSIC, GROUP);
+    storage.queues().createQueue(QueueConfig.durable("later").build());
     assertThat(last.committed()).isEqualTo(next + 1);
     assertThat(last.pending()).isEmpty();
     reopen();
     assertThat(storage.groups().getGroup(CLASSIC, GROUP)).isEqualTo(last);
     assertHolds(storage.queues(), CLASSIC, acked, Map.of());
+    assertThat(storage.queues().listQueues())
+        .extracting(QueueConfig::name)
+        .containsExactlyInAnyOrder(CLASSIC, "later");
   }
 
   // ---------------------------------------------------------------- helpers
@@ -329,6 +343,24 @@ class FullDiskTest {
         .hasMessageContaining(queue)
         .hasMessageContaining(where.toString())
         .hasMessageContaining(ENOSPC);
+  }
+
+  /** Files under the store directory that are deleted but still open in this process. */
+  private List<String> openDeletedFiles() throws IOException {
+    List<String> out = new ArrayList<>();
+    try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+      for (Path fd : fds.toList()) {
+        try {
+          String target = Files.readSymbolicLink(fd).toString();
+          if (target.startsWith(dir.toString()) && target.endsWith("(deleted)")) {
+            out.add(target);
+          }
+        } catch (IOException gone) {
+          // closed meanwhile (the listing's own descriptor among them)
+        }
+      }
+    }
+    return out;
   }
 
   /** Temporary files in the store directory (a failed atomic replace must remove its own). */
