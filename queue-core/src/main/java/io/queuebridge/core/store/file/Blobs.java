@@ -24,7 +24,8 @@ import java.util.zip.CRC32C;
  *
  * <p><b>Atomic replace</b> ({@link #writeAtomically}): write {@code <name>.tmp}, fsync it, rename
  * it over the target, fsync the directory. Why: a crash leaves either the old or the new file,
- * complete, and once the call returns the new one survives a machine crash.
+ * complete, and once the call returns the new one survives a machine crash. A replace that fails
+ * before the rename (a full disk) removes its temporary file and leaves the target as it was.
  */
 final class Blobs {
   static final int HEADER = 16;
@@ -122,11 +123,28 @@ final class Blobs {
   static void writeAtomically(StoreIo io, Path target, byte[] content) throws IOException {
     Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
     Files.deleteIfExists(tmp);
-    try (StoreIo.WritableFile f = io.openWritable(tmp, true)) {
-      f.write(content, 0, content.length, 0);
-      f.force();
+    try {
+      try (StoreIo.WritableFile f = io.openWritable(tmp, true)) {
+        f.write(content, 0, content.length, 0);
+        f.force();
+      }
+      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      deleteQuietly(tmp, e);
+      throw e;
     }
-    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     io.syncDirectory(target.getParent());
+  }
+
+  /**
+   * Removes the temporary file of a failed replace (on a full disk it holds space the next write
+   * needs), keeping {@code cause} as the error; a failure to remove it is added to {@code cause}.
+   */
+  static void deleteQuietly(Path tmp, IOException cause) {
+    try {
+      Files.deleteIfExists(tmp);
+    } catch (IOException e) {
+      cause.addSuppressed(e);
+    }
   }
 }

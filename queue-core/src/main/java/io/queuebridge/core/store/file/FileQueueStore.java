@@ -68,13 +68,16 @@ final class FileQueueStore extends QueueLogStore {
           storage.discard(qdir);
         }
         storage.createDir(qdir);
-        SegmentedLog log;
+        SegmentedLog log = null;
         try {
           Files.createDirectory(qdir.resolve(FileStorage.GROUPS));
           log = SegmentedLog.create(config.name(), qdir, storage.env); // fsyncs qdir
           Blobs.writeAtomically(
               storage.io, qdir.resolve(FileStorage.QUEUE_CONFIG), wrap(config)); // the commit point
         } catch (IOException | RuntimeException e) {
+          if (log != null) {
+            log.delete(); // releases the new segment's writer (its space on a full disk)
+          }
           try {
             storage.discard(qdir);
           } catch (IOException e2) {

@@ -495,7 +495,14 @@ final class GroupLog {
       }
       throw new QueueStoreException(
           queue,
-          "persisting a change of consumer group " + id + " of queue " + queue + " failed: " + e,
+          "persisting a change of consumer group "
+              + id
+              + " of queue "
+              + queue
+              + " in "
+              + file
+              + " failed (the group is unchanged): "
+              + StoreIo.reason(e),
           e);
     }
     size += sink.position();
@@ -507,7 +514,16 @@ final class GroupLog {
         // (replay would apply it; that is a state the caller may see as not having happened,
         // which at worst redelivers)
         throw new QueueStoreException(
-            queue, "fsync of consumer group " + id + " of queue " + queue + " failed: " + e, e);
+            queue,
+            "fsync of consumer group "
+                + id
+                + " of queue "
+                + queue
+                + " in "
+                + file
+                + " failed: "
+                + StoreIo.reason(e),
+            e);
       }
     } else {
       dirty = true;
@@ -543,11 +559,16 @@ final class GroupLog {
     s.putIntAt(recordAt + 4, (int) c.getValue());
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     Files.deleteIfExists(tmp);
-    try (StoreIo.WritableFile w = io.openWritable(tmp, true)) {
-      w.write(s.array(), 0, s.position(), 0);
-      w.force();
+    try {
+      try (StoreIo.WritableFile w = io.openWritable(tmp, true)) {
+        w.write(s.array(), 0, s.position(), 0);
+        w.force();
+      }
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      Blobs.deleteQuietly(tmp, e); // the file stays as it was
+      throw e;
     }
-    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     io.syncDirectory(file.getParent());
     StoreIo.WritableFile old = out;
     out = io.openWritable(file, false);

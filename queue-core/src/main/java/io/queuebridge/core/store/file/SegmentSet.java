@@ -277,7 +277,9 @@ final class SegmentSet {
     } catch (IOException e) {
       undoWrite(seg, e);
       throw new QueueStoreException(
-          queue, "append to queue " + queue + " failed writing " + seg.logFile + ": " + e, e);
+          queue,
+          "append to queue " + queue + " failed writing " + seg.logFile + ": " + StoreIo.reason(e),
+          e);
     }
   }
 

@@ -26,7 +26,7 @@ import java.nio.file.StandardOpenOption;
  * <p>Implementations are thread-safe.
  */
 interface StoreIo {
-  /** The real thing. */
+  /** The real thing; its errors name the file they are about. */
   StoreIo DEFAULT = new DefaultStoreIo();
 
   /**
@@ -41,6 +41,18 @@ interface StoreIo {
 
   /** Makes the directory's entries (creations, renames, deletions) durable. */
   void syncDirectory(Path dir) throws IOException;
+
+  /**
+   * What went wrong in {@code e}, for a message that names the file itself: the reason of a {@link
+   * java.nio.file.FileSystemException} without its file ({@code No space left on device}), else the
+   * exception as text.
+   */
+  static String reason(IOException e) {
+    if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+      return f.getReason();
+    }
+    return e.toString();
+  }
 
   /**
    * A file written at explicit positions. {@link #write} and {@link #truncate} are called by one
@@ -139,6 +151,8 @@ interface StoreIo {
             b.limit(off + len);
           }
         }
+      } catch (IOException e) {
+        throw named(e);
       } finally {
         if (interrupted) {
           Thread.currentThread().interrupt();
@@ -148,12 +162,36 @@ interface StoreIo {
 
     @Override
     public void force() throws IOException {
-      raf.getFD().sync();
+      try {
+        raf.getFD().sync();
+      } catch (IOException e) {
+        throw named(e);
+      }
     }
 
     @Override
     public void truncate(long size) throws IOException {
-      raf.setLength(size);
+      try {
+        raf.setLength(size);
+      } catch (IOException e) {
+        throw named(e);
+      }
+    }
+
+    /**
+     * {@code e} as an error naming this file: the JDK reports a failed write, fsync or truncation
+     * by its cause alone ({@code No space left on device}, {@code Input/output error}), and every
+     * store error built from it must say which file failed.
+     */
+    private IOException named(IOException e) {
+      if (e instanceof java.nio.file.FileSystemException f && f.getFile() != null) {
+        return e;
+      }
+      String reason = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+      java.nio.file.FileSystemException n =
+          new java.nio.file.FileSystemException(path.toString(), null, reason);
+      n.initCause(e);
+      return n;
     }
 
     @Override
