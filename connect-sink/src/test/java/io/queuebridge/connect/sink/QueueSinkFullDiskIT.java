@@ -3,10 +3,10 @@ package io.queuebridge.connect.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.queuebridge.core.Header;
-import io.queuebridge.core.KafkaCoordinates;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.TimestampType;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import io.queuebridge.core.store.file.FileStorage;
