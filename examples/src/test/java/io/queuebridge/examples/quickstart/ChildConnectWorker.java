@@ -142,8 +142,8 @@ final class ChildConnectWorker implements AutoCloseable {
   /**
    * The class path of a Kafka Connect installation, taken from this JVM's: everything but this
    * project's own modules (the reactor's {@code target/} directories and jars, and any {@code
-   * io.queuebridge} artifact) and the jars the plugin archive brings itself (its {@code lib/}: the
-   * stores' drivers, caffeine, ...), but for Kafka's own {@code jackson-*}.
+   * io.queuebridge} artifact), the jars the plugin archive brings itself (its {@code lib/}: the
+   * stores' drivers, caffeine, ...) but for Kafka's own {@code jackson-*}, and Kafka's test jars.
    */
   static List<String> workerClassPath() {
     Path repo = PluginUnderTest.repo().toAbsolutePath().normalize();
@@ -163,7 +163,9 @@ final class ChildConnectWorker implements AutoCloseable {
       boolean ours =
           path.startsWith(repo) || path.toString().replace('\\', '/').contains("/io/queuebridge/");
       boolean fromThePlugin = pluginJars.contains(file) && !file.startsWith(KAFKA_SHIPS_TOO);
-      if (!ours && !fromThePlugin) {
+      // Kafka's test jars (the broker harness of this JVM): a Kafka distribution ships none
+      boolean testJar = file.endsWith("-test.jar") || file.endsWith("-tests.jar");
+      if (!ours && !fromThePlugin && !testJar) {
         out.add(path.toString());
       }
     }

@@ -130,6 +130,9 @@ class WorkerKillIT {
     List<String> classPath = ChildConnectWorker.workerClassPath();
     List<String> jars = classPath.stream().map(e -> Path.of(e).getFileName().toString()).toList();
     assertThat(jars).anyMatch(j -> j.startsWith("connect-runtime-"));
+    assertThat(jars)
+        .as("test jars on the worker's class path")
+        .noneMatch(j -> j.endsWith("-test.jar"));
     Path repo = PluginUnderTest.repo().toAbsolutePath().normalize();
     assertThat(classPath)
         .as("the worker's class path holds nothing of this project's build")
@@ -183,7 +186,7 @@ class WorkerKillIT {
         long before = streamSize(store, stream);
         // each kill while the tasks catch up with what was produced while the worker was away
         // (starting or killed), a little further into it each time
-        long growth = 1 + (kill - 1) * 2_000L;
+        long growth = 1 + (kill - 1) * 1_000L;
         awaitFlowing(
             worker,
             connector,
