@@ -55,6 +55,11 @@ final class PluginUnderTest {
     return Path.of(property("queuebridge.repo.dir")).normalize();
   }
 
+  /** {@code examples/target}, where test output that outlives a run goes (worker logs). */
+  static Path examplesTarget() {
+    return Path.of(property("queuebridge.examples.dir")).resolve("target");
+  }
+
   /** {@code examples/target/quickstart.classpath}. */
   static Path quickstartClasspath() {
     return Path.of(property("queuebridge.quickstart.classpath"));
