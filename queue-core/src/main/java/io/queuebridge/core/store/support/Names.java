@@ -75,6 +75,19 @@ public final class Names {
   }
 
   /**
+   * Whether {@link #encode} accepts {@code name}: a store answers a lookup of any other name with
+   * "not found" without asking its storage, since no queue or group of that name can exist.
+   */
+  public static boolean isValid(String name) {
+    try {
+      encode("name", name);
+      return true;
+    } catch (InvalidConfigException e) {
+      return false;
+    }
+  }
+
+  /**
    * The character rules of a name without its length bound, for ids that are stored but never
    * become file names (consumer ids, BEHAVIOUR S-NAMES): no control character (NUL, C0, DEL, C1)
    * and no unpaired surrogate. Null and empty pass; callers that need a value check that first.

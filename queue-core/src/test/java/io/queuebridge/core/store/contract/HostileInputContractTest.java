@@ -16,8 +16,10 @@ import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.QueueMessageTooLargeException;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerInfo;
@@ -299,6 +301,31 @@ public abstract class HostileInputContractTest {
         .isInstanceOfAny(InvalidConfigException.class, IllegalArgumentException.class)
         .hasMessageContaining("expected");
     assertThat(manager.listQueues()).as("nothing was stored").isEmpty();
+  }
+
+  @ParameterizedTest(name = "queue name {0}: looked up, not found")
+  @MethodSource("refusedNames")
+  void lookingUpAnInvalidNameFindsNothing(String name) throws Exception {
+    // a store must not alias it to another queue (a driver writing '?' for a lone surrogate) nor
+    // fail as a store error (NUL in a database text parameter)
+    manager.createQueue(QueueConfig.durable("lone?").build());
+    manager.createQueue(QueueConfig.durable("q").build());
+    manager.publishTo("q", PublishRequest.of("t", new byte[] {1}));
+    manager.subscribe("q", "", "c1", "g");
+    if (!name.isEmpty()) {
+      assertThatThrownBy(() -> manager.getQueue(name)).isInstanceOf(QueueNotFoundException.class);
+      assertThatThrownBy(() -> manager.deleteQueue(name))
+          .isInstanceOf(QueueNotFoundException.class);
+      assertThatThrownBy(() -> storage.queues().read(name, 0))
+          .isInstanceOf(QueueNotFoundException.class);
+      assertThatThrownBy(() -> manager.publishTo(name, PublishRequest.of("t", new byte[] {1})))
+          .isInstanceOf(QueueNotFoundException.class);
+    }
+    assertThat(manager.consumerGroups().group("q", name)).isEmpty();
+    assertThatThrownBy(() -> manager.consumerGroups().claimBatch("q", name, "c1", 10))
+        .isInstanceOf(GroupNotFoundException.class);
+    assertThat(manager.listQueues()).extracting(QueueConfig::name).containsOnly("lone?", "q");
+    assertThat(storage.queues().tail("q")).isEqualTo(1);
   }
 
   // ------------------------------------------------------------------------ group and consumer ids
