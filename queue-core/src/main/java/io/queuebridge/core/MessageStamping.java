@@ -2,12 +2,15 @@ package io.queuebridge.core;
 
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueMessageTooLargeException;
+import io.queuebridge.core.message.Header;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.MessageState;
 import io.queuebridge.core.message.PublishRequest;
+import io.queuebridge.core.store.support.Names;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -29,6 +32,7 @@ final class MessageStamping {
    * with the immutable request; {@link #stamp} copies them per target.
    */
   static Message normalise(PublishRequest request) {
+    checkStrings(request);
     Map<String, String> user = request.properties();
     if (request.clientId().isEmpty() && !request.hasReservedProperty()) {
       return request.asMessage(); // nothing to change; the request's message is immutable
@@ -44,6 +48,28 @@ final class MessageStamping {
     }
     Message m = request.asMessage();
     return m.toBuilder().topic(request.topic()).properties(props).buildOwned();
+  }
+
+  /**
+   * Refuses the strings of a message that no store could write as UTF-8 and read back unchanged:
+   * header names, property names and values and the client id with an unpaired surrogate (BEHAVIOUR
+   * Q-MSG). Anything else, NUL and control characters included, is kept as given.
+   *
+   * @throws io.queuebridge.core.errors.InvalidConfigException naming the string and the index
+   */
+  static void checkStrings(PublishRequest request) {
+    List<Header> headers = request.headers();
+    for (int i = 0; i < headers.size(); i++) {
+      Names.checkUtf8("header name", headers.get(i).key());
+    }
+    Map<String, String> properties = request.properties();
+    if (!properties.isEmpty()) {
+      for (Map.Entry<String, String> e : properties.entrySet()) {
+        Names.checkUtf8("property name", e.getKey());
+        Names.checkUtf8("property value", e.getValue());
+      }
+    }
+    Names.checkUtf8("clientId", request.clientId());
   }
 
   /**

@@ -5,6 +5,7 @@ import io.queuebridge.core.config.PeriodicScheduler;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.group.ConsumerRemovedListener;
+import io.queuebridge.core.store.support.Names;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
@@ -55,6 +56,12 @@ public final class QueueManagerConfig {
   public static final AckDurability DEFAULT_ACK_DURABILITY = AckDurability.BUFFERED;
   public static final int DEFAULT_DELIVERY_WORKERS = 4;
   public static final Duration DEFAULT_DELIVERY_DRAIN_TIMEOUT = Duration.ofSeconds(5);
+
+  /** The most capture lanes, each a thread of its own (BEHAVIOUR M-CONFIG). */
+  public static final int MAX_CAPTURE_WORKERS = 1024;
+
+  /** The most jobs one capture lane holds; its buffer is allocated whole (BEHAVIOUR M-CONFIG). */
+  public static final int MAX_CAPTURE_QUEUE_DEPTH = 1 << 20;
 
   private final Duration visibilityTimeout;
   private final int maxDeliveryCount;
@@ -475,6 +482,25 @@ public final class QueueManagerConfig {
         throw new InvalidConfigException("maxPelSize", maxPelSize, ">= 0 (0 = unlimited)");
       }
       requirePositive("retentionCheckInterval", retentionCheckInterval);
+      requireAtMostMax("visibilityTimeout", visibilityTimeout);
+      requireAtMostMax("autoCommitInterval", autoCommitInterval);
+      requireAtMostMax("consumerTimeout", consumerTimeout);
+      requireAtMostMax("retentionCheckInterval", retentionCheckInterval);
+      requireAtMostMax("captureDrainTimeout", captureDrainTimeout);
+      requireAtMostMax("deliveryDrainTimeout", deliveryDrainTimeout);
+      if (captureWorkers > MAX_CAPTURE_WORKERS) {
+        throw new InvalidConfigException(
+            "captureWorkers",
+            captureWorkers,
+            "at most " + MAX_CAPTURE_WORKERS + " (one thread each; <= 0 = the default)");
+      }
+      if (captureQueueDepth > MAX_CAPTURE_QUEUE_DEPTH) {
+        throw new InvalidConfigException(
+            "captureQueueDepth",
+            captureQueueDepth,
+            "at most " + MAX_CAPTURE_QUEUE_DEPTH + " (allocated per lane; <= 0 = the default)");
+      }
+      checkDlqTopicPrefix(dlqTopicPrefix);
       Set<String> names = new HashSet<>();
       for (int i = 0; i < queueConfigs.size(); i++) {
         QueueConfig q = queueConfigs.get(i);
@@ -490,6 +516,40 @@ public final class QueueManagerConfig {
         }
       }
       return new QueueManagerConfig(this);
+    }
+
+    /**
+     * The prefix starts every dead-letter queue's name and topic filter ({@code
+     * <prefix><queue>/#}), so it must be valid in both, with room left for a queue name.
+     */
+    private static void checkDlqTopicPrefix(String prefix) {
+      if (prefix.isEmpty()) {
+        return;
+      }
+      Names.checkCharacters("dlqTopicPrefix", prefix);
+      if (prefix.indexOf('+') >= 0 || prefix.indexOf('#') >= 0) {
+        throw new InvalidConfigException(
+            "dlqTopicPrefix",
+            prefix,
+            "no '+' or '#': the prefix starts each dead-letter queue's topic filter");
+      }
+      if (Names.encode("dlqTopicPrefix", prefix).length() > Names.MAX_ENCODED_BYTES / 2) {
+        throw new InvalidConfigException(
+            "dlqTopicPrefix",
+            prefix,
+            "at most "
+                + Names.MAX_ENCODED_BYTES / 2
+                + " bytes once encoded, half a queue name, leaving the rest to the queue's own"
+                + " name");
+      }
+    }
+
+    /** Refuses a duration over {@link QueueConfig#MAX_DURATION}, the bound queue configs share. */
+    private static void requireAtMostMax(String field, Duration value) {
+      if (value.compareTo(QueueConfig.MAX_DURATION) > 0) {
+        throw new InvalidConfigException(
+            field, value, "at most " + QueueConfig.MAX_DURATION + " (36500 days, 100 years)");
+      }
     }
 
     private static void requirePositive(String field, int value) {

@@ -1,5 +1,8 @@
 package io.queuebridge.connect.common;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigValue;
@@ -30,6 +33,30 @@ public final class ConfigErrors {
       ConfigValue v = new ConfigValue(key);
       v.addErrorMessage(message);
       config.configValues().add(v);
+    }
+  }
+
+  /**
+   * Drops Kafka's second message on a key whose value could not be parsed: {@code ConfigDef}
+   * reports the parse error ("Invalid value abc ...: Not a number of type LONG") and then runs the
+   * key's validator on null ("Invalid value null ...: Value must be non-null"), which names neither
+   * the value given nor what was expected. Only for keys {@code props} gives a value, and only when
+   * another message stays.
+   */
+  public static void dropNullFollowUps(Config config, Map<String, String> props) {
+    for (ConfigValue v : config.configValues()) {
+      if (props.get(v.name()) == null || v.errorMessages().size() < 2) {
+        continue;
+      }
+      List<String> kept = new ArrayList<>();
+      for (String m : v.errorMessages()) {
+        if (!m.startsWith("Invalid value null for configuration ")) {
+          kept.add(m);
+        }
+      }
+      if (!kept.isEmpty()) {
+        v.errorMessages().retainAll(kept); // Kafka's own list, mutable by design (addErrorMessage)
+      }
     }
   }
 }

@@ -37,7 +37,8 @@ public final class ConfigValidators {
     try {
       Names.encode(key, name);
     } catch (InvalidConfigException e) {
-      throw new ConfigException(key, whole, e.getMessage());
+      // the element Names refused, as it shows it (control characters escaped, long names cut)
+      throw new ConfigException(key, e.value() == null ? "" : e.value(), e.getMessage());
     }
   }
 
@@ -74,6 +75,30 @@ public final class ConfigValidators {
     }
   }
 
+  /**
+   * A value as an error shows it: control characters and surrogates as {@code \\uXXXX}, at most 200
+   * characters shown, so a hostile value cannot garble the worker's log or REST answer.
+   */
+  public static String shown(Object value) {
+    if (value == null) {
+      return "null";
+    }
+    return shown(value.toString());
+  }
+
+  private static String shown(String value) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < value.length() && i < 200; i++) {
+      char c = value.charAt(i);
+      if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+        sb.append(String.format("\\u%04X", (int) c));
+      } else {
+        sb.append(c);
+      }
+    }
+    return value.length() > 200 ? sb + "...(" + value.length() + " chars)" : sb.toString();
+  }
+
   private static final class AbsolutePath implements ConfigDef.Validator {
     @Override
     public void ensureValid(String name, Object value) {
@@ -85,12 +110,15 @@ public final class ConfigValidators {
       try {
         absolute = Path.of(path).isAbsolute();
       } catch (InvalidPathException e) {
-        throw new ConfigException(name, value, "not a path: " + e.getMessage());
+        throw new ConfigException(
+            name,
+            shown(path),
+            "not a path (expected an absolute path): " + shown((Object) e.getReason()));
       }
       if (!absolute) {
         throw new ConfigException(
             name,
-            value,
+            shown(path),
             "a relative path would resolve against the worker's working directory, which differs"
                 + " between workers and restarts (expected an absolute path)");
       }

@@ -220,7 +220,7 @@ public abstract class QueueConnectorConfig extends AbstractConfig {
       }
       throw new ConfigException(
           name,
-          value,
+          ConfigValidators.shown(value),
           "no store provider of that name is installed; installed: "
               + QueueStores.providers().stream().map(QueueStoreProvider::name).sorted().toList());
     }

@@ -1,9 +1,11 @@
 package io.queuebridge.connect.sink;
 
 import io.queuebridge.connect.common.ConfigErrors;
+import io.queuebridge.connect.common.ConfigValidators;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import java.util.ArrayList;
@@ -71,14 +73,48 @@ public class QueueSinkConnector extends SinkConnector {
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config config = super.validate(connectorConfigs);
+    ConfigErrors.dropNullFollowUps(config, connectorConfigs);
     if (ConfigErrors.any(config)) {
       return config;
     }
     QueueSinkConfig parsed = new QueueSinkConfig(connectorConfigs);
+    if (!checkContract(config, parsed, connectorConfigs)) {
+      return config;
+    }
     if (parsed.validateStoreKeys(config)) {
       parsed.checkWithStore(config, manager -> reportDrift(config, parsed, manager));
     }
     return config;
+  }
+
+  /**
+   * Refuses, on its key, a value every key accepts alone but the stream's configuration does not
+   * (BEHAVIOUR Q-VAL): a retention or a TTL over 100 years, which the task's declaration would
+   * refuse at start.
+   *
+   * @return whether the contract is valid
+   */
+  private static boolean checkContract(
+      Config config, QueueSinkConfig parsed, Map<String, String> props) {
+    try {
+      parsed.streamContract().validate();
+      return true;
+    } catch (InvalidConfigException e) {
+      String key =
+          switch (e.field()) {
+            case "retention.retentionTime" -> QueueSinkConfig.QUEUE_RETENTION_MS_CONFIG;
+            case "messageTtl" -> QueueSinkConfig.QUEUE_MESSAGE_TTL_MS_CONFIG;
+            case "maxMessageSize" -> QueueSinkConfig.QUEUE_MAX_MESSAGE_BYTES_CONFIG;
+            case "topic filter" -> QueueSinkConfig.QUEUE_TOPICS_CONFIG;
+            case "retention" -> QueueSinkConfig.QUEUE_RETENTION_BYTES_CONFIG;
+            default -> QueueSinkConfig.QUEUE_NAME_CONFIG;
+          };
+      ConfigErrors.add(
+          config,
+          key,
+          key + " = " + ConfigValidators.shown(props.get(key)) + " is refused: " + e.getMessage());
+      return false;
+    }
   }
 
   /**

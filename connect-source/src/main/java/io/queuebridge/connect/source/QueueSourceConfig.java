@@ -646,7 +646,8 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
       try {
         TopicFilters.validateFilter(filter);
       } catch (InvalidConfigException e) {
-        throw new ConfigException(name, value, "not a valid topic filter: " + e.getMessage());
+        throw new ConfigException(
+            name, ConfigValidators.shown(value), "not a valid topic filter: " + e.getMessage());
       }
     }
 
@@ -672,7 +673,12 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
       }
       String problem = TopicNamer.illegalReason(topic);
       if (problem != null) {
-        throw new ConfigException(name, value, "not a legal Kafka topic name: " + problem);
+        throw new ConfigException(
+            name,
+            ConfigValidators.shown(value),
+            "not a legal Kafka topic name (expected letters, digits, '.', '_', '-'; at most 249"
+                + " characters): "
+                + ConfigValidators.shown(problem));
       }
     }
 
@@ -695,7 +701,8 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
       try {
         TopicNamer.parseTemplate(template);
       } catch (IllegalArgumentException e) {
-        throw new ConfigException(name, value, e.getMessage());
+        throw new ConfigException(
+            name, ConfigValidators.shown(value), ConfigValidators.shown(e.getMessage()));
       }
     }
 

@@ -8,9 +8,11 @@ import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.config.CursorOption;
 import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.group.ConsumerGroups;
+import io.queuebridge.core.store.support.Names;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -191,6 +193,7 @@ public class QueueSourceConnector extends SourceConnector {
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config result = super.validate(connectorConfigs);
+    ConfigErrors.dropNullFollowUps(result, connectorConfigs);
     if (ConfigErrors.any(result)) {
       return result;
     }
@@ -237,6 +240,14 @@ public class QueueSourceConnector extends SourceConnector {
         add(errors, QueueSourceConfig.QUEUE_NAMES_CONFIG, "queue names must not be empty");
       }
     }
+    // the value as given (Kafka's parse trims, which drops a NUL at either end), else the default
+    String given = c.originalsStrings().get(QueueSourceConfig.QUEUE_GROUP_CONFIG);
+    String group = given == null ? "" : given.strip();
+    try {
+      Names.encode(QueueSourceConfig.QUEUE_GROUP_CONFIG, group.isEmpty() ? c.group() : group);
+    } catch (InvalidConfigException e) {
+      add(errors, QueueSourceConfig.QUEUE_GROUP_CONFIG, e.getMessage());
+    }
     boolean topic = !c.topic().isEmpty();
     boolean template = !c.topicTemplate().isEmpty();
     if (!topic && !template) {
@@ -248,13 +259,25 @@ public class QueueSourceConnector extends SourceConnector {
       add(errors, QueueSourceConfig.TOPIC_CONFIG, m);
       add(errors, QueueSourceConfig.TOPIC_TEMPLATE_CONFIG, m);
     }
-    if (c.startPosition() == StartPosition.OFFSET && c.startOffset() < 0) {
+    Long offset = c.getLong(QueueSourceConfig.START_OFFSET_CONFIG);
+    if (offset != null && offset < 0) {
+      add(
+          errors,
+          QueueSourceConfig.START_OFFSET_CONFIG,
+          "start.offset must be a queue offset >= 0, got " + offset);
+    } else if (c.startPosition() == StartPosition.OFFSET && c.startOffset() < 0) {
       add(
           errors,
           QueueSourceConfig.START_OFFSET_CONFIG,
           "start.position=offset needs start.offset (a queue offset >= 0)");
     }
-    if (c.startPosition() == StartPosition.TIMESTAMP && c.startTimestamp() == null) {
+    Long timestamp = c.getLong(QueueSourceConfig.START_TIMESTAMP_MS_CONFIG);
+    if (timestamp != null && timestamp < 0) {
+      add(
+          errors,
+          QueueSourceConfig.START_TIMESTAMP_MS_CONFIG,
+          "start.timestamp.ms must be epoch milliseconds >= 0, got " + timestamp);
+    } else if (c.startPosition() == StartPosition.TIMESTAMP && c.startTimestamp() == null) {
       add(
           errors,
           QueueSourceConfig.START_TIMESTAMP_MS_CONFIG,

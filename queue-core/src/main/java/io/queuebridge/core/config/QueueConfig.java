@@ -1,6 +1,7 @@
 package io.queuebridge.core.config;
 
 import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,6 +27,13 @@ public final class QueueConfig {
   public static final int DEFAULT_BATCH_SIZE = 100;
   public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofMinutes(2);
   public static final Duration DEFAULT_EPHEMERAL_EXPIRY = Duration.ofMinutes(5);
+
+  /**
+   * The longest duration any field takes, 36 500 days (100 years; BEHAVIOUR Q-VAL): a longer one
+   * would overflow the clock arithmetic of a claim, an expiry or a backoff (an instant or a count
+   * of nanoseconds) and fail every publish or claim instead of being refused here.
+   */
+  public static final Duration MAX_DURATION = Duration.ofDays(36_500);
 
   private final String name;
   private final List<String> topics;
@@ -100,9 +108,7 @@ public final class QueueConfig {
     for (String filter : topics) {
       TopicFilters.validateFilter(filter);
     }
-    if (name == null || name.isEmpty()) {
-      throw new InvalidConfigException("name", name, "a non-empty queue name");
-    }
+    Names.encode("name", name); // BEHAVIOUR S-NAMES: the one rule of every store
     requirePositive("maxMessageSize", maxMessageSize);
     requirePositive("maxDepth", maxDepth);
     requirePositive("deliveryTimeout", deliveryTimeout);
@@ -134,6 +140,14 @@ public final class QueueConfig {
         || retention.retentionMessages() < 0) {
       throw invalid("retention", retention, "non-negative limits (0 = no limit)");
     }
+    requireAtMostMax("deliveryTimeout", deliveryTimeout);
+    requireAtMostMax("heartbeatTimeout", heartbeatTimeout);
+    requireAtMostMax("retryPolicy.initialBackoff", retryPolicy.initialBackoff());
+    requireAtMostMax("retryPolicy.maxBackoff", retryPolicy.maxBackoff());
+    requireAtMostMax("retryPolicy.totalTimeout", retryPolicy.totalTimeout());
+    requireAtMostMax("messageTtl", messageTtl);
+    requireAtMostMax("retention.retentionTime", retention.retentionTime());
+    requireAtMostMax("expiresAfter", expiresAfter);
     if (!durable && !(expiresAfter.compareTo(Duration.ZERO) > 0)) {
       throw invalid("expiresAfter", expiresAfter, "> 0 for an ephemeral (non-durable) queue");
     }
@@ -152,6 +166,13 @@ public final class QueueConfig {
   private static void requirePositive(String field, Duration value) {
     if (value.compareTo(Duration.ZERO) <= 0) {
       throw invalid(field, value, "> 0");
+    }
+  }
+
+  /** Refuses a duration over {@link #MAX_DURATION} (BEHAVIOUR Q-VAL). */
+  static void requireAtMostMax(String field, Duration value) {
+    if (value.compareTo(MAX_DURATION) > 0) {
+      throw invalid(field, value, "at most " + MAX_DURATION + " (36500 days, 100 years)");
     }
   }
 

@@ -227,7 +227,7 @@ class TopicFiltersTest {
     assertThat(e.value()).isEqualTo(filter);
     assertThat(e.getMessage())
         .contains("topic filter")
-        .contains(filter == null ? "null" : "'" + filter + "'")
+        .contains(filter == null ? "null" : "'" + shownSafely(filter) + "'")
         .contains(rule);
   }
 
@@ -260,7 +260,29 @@ class TopicFiltersTest {
     assertThat(e).as("validateTopicName(%s) must throw", topic).isNotNull();
     assertThat(e.field()).isEqualTo("topic");
     assertThat(e.value()).isEqualTo(topic);
-    assertThat(e.getMessage()).contains(topic == null ? "null" : "'" + topic + "'").contains(rule);
+    assertThat(e.getMessage())
+        .contains(topic == null ? "null" : "'" + shownSafely(topic) + "'")
+        .contains(rule);
+  }
+
+  /** How an error message shows a value: NUL and lone surrogates as {@code \\uXXXX}. */
+  private static String shownSafely(String s) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean pair =
+          Character.isHighSurrogate(c)
+              && i + 1 < s.length()
+              && Character.isLowSurrogate(s.charAt(i + 1));
+      if (pair) {
+        sb.append(c).append(s.charAt(++i));
+      } else if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+        sb.append(String.format("\\u%04X", (int) c));
+      } else {
+        sb.append(c);
+      }
+    }
+    return sb.toString();
   }
 
   @Test

@@ -2,10 +2,12 @@ package io.queuebridge.store.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.errors.StoreClosedException;
 import io.queuebridge.core.errors.StoreNotFoundException;
+import io.queuebridge.core.store.support.Names;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -170,6 +172,7 @@ final class Db implements AutoCloseable {
   /** Runs {@code work} in autocommit mode, or in the thread's bound transaction. */
   <T> T read(String queue, Work<T> work) {
     checkOpen();
+    checkLookup(queue);
     Connection c = bound.get();
     if (c != null) {
       return run(queue, c, work);
@@ -187,6 +190,7 @@ final class Db implements AutoCloseable {
    */
   <T> T readSnapshot(String queue, Work<T> work) {
     checkOpen();
+    checkLookup(queue);
     if (bound.get() != null) {
       return run(queue, bound.get(), work);
     }
@@ -246,6 +250,7 @@ final class Db implements AutoCloseable {
   /** Runs {@code work} in a transaction of its own and commits it, or in the bound transaction. */
   <T> T write(String queue, Work<T> work) {
     checkOpen();
+    checkLookup(queue);
     checkWritable();
     Connection c = bound.get();
     if (c != null) {
@@ -257,8 +262,20 @@ final class Db implements AutoCloseable {
   /** Runs {@code work} in a transaction of its own and commits it, even inside atomically. */
   <T> T writeOwn(String queue, Work<T> work) {
     checkOpen();
+    checkLookup(queue);
     checkWritable();
     return transaction(queue, work);
+  }
+
+  /**
+   * A queue name no queue can have (BEHAVIOUR S-NAMES) is not found, without a query: PostgreSQL
+   * text cannot hold NUL (the query would fail as a store error) and the driver writes an unpaired
+   * surrogate as {@code ?} (the query would find another queue). Null and empty mean "no queue".
+   */
+  private static void checkLookup(String queue) {
+    if (queue != null && !queue.isEmpty() && !Names.isValid(queue)) {
+      throw new QueueNotFoundException(queue);
+    }
   }
 
   /** Runs {@code work} in a transaction of its own and commits it. */
@@ -293,6 +310,7 @@ final class Db implements AutoCloseable {
   <T> T atomically(String queue, String groupId, Supplier<T> body) {
     checkOpen();
     checkWritable();
+    checkLookup(queue);
     Connection outer = bound.get();
     if (outer != null) {
       run(queue, outer, c -> lockGroup(c, queue, groupId));
@@ -321,7 +339,11 @@ final class Db implements AutoCloseable {
     try (PreparedStatement ps =
         c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))")) {
       ps.setString(1, config.schema() + "/" + queue);
-      ps.setString(2, groupId);
+      // an id no group can have (NUL cannot be a text parameter) locks on a stand-in: a shared
+      // lock key only costs contention
+      ps.setString(
+          2,
+          Names.isValid(groupId) ? groupId : "invalid:" + Integer.toHexString(groupId.hashCode()));
       ps.execute();
     }
     return null;

@@ -116,7 +116,11 @@ final class PgGroupStore implements ConsumerGroupStore {
     return db.readSnapshot(
         queue,
         c -> {
-          List<ConsumerGroupState> found = load(c, queue, queueId(c, queue, false), groupId);
+          long qid = queueId(c, queue, false);
+          if (!Names.isValid(groupId)) { // no such group can exist (BEHAVIOUR S-NAMES)
+            return Optional.<ConsumerGroupState>empty();
+          }
+          List<ConsumerGroupState> found = load(c, queue, qid, groupId);
           return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
         });
   }
@@ -575,6 +579,9 @@ final class PgGroupStore implements ConsumerGroupStore {
       throws SQLException {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(groupId, "groupId");
+    if (!Names.isValid(groupId)) { // no such group can exist (BEHAVIOUR S-NAMES); see Db
+      throw new GroupNotFoundException(queue, groupId);
+    }
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT g.queue_id FROM "

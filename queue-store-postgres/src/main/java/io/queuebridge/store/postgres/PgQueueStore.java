@@ -50,7 +50,7 @@ import java.util.function.Supplier;
  * other processes are matched at once.
  *
  * <p><b>Shared with the other stores</b>: the argument checks ({@link StoreChecks}), the naming
- * rules ({@link Names}, applied before {@link QueueConfig#validate()}) and the configuration format
+ * rules ({@link Names}, part of {@link QueueConfig#validate()}) and the configuration format
  * ({@link QueueConfigCodec}). Unlike the memory and file stores it does not extend {@link
  * io.queuebridge.core.store.support.QueueLogStore}: there is no per-queue log in this process to
  * forward to, every call is SQL on rows that every process shares.
@@ -87,8 +87,7 @@ final class PgQueueStore implements DurableQueueStore {
   public void createQueue(QueueConfig config) {
     Objects.requireNonNull(config, "config");
     db.checkOpen();
-    Names.encode("queue name", config.name()); // the file store's naming rules, for portability
-    config.validate();
+    config.validate(); // the naming rules of every store included (BEHAVIOUR S-NAMES)
     byte[] json = QueueConfigCodec.toJson(config);
     changeQueueRow(
         config.name(),

@@ -21,6 +21,7 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.support.Names;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -250,7 +251,7 @@ public final class GroupCoordinator implements ConsumerGroups {
   public ConsumerGroupState join(
       String queue, String pattern, String groupId, String consumerId, CursorOption cursor) {
     requireText("queue", queue);
-    requireText("consumerId", consumerId);
+    requireMemberId(consumerId);
     CursorOption c = cursor == null ? CursorOption.resume(GroupMode.QUEUE) : cursor;
     String filter = pattern == null ? "" : pattern;
     String id = Members.groupToJoin(queue, filter, groupId, consumerId, c.effectiveMode());
@@ -386,7 +387,7 @@ public final class GroupCoordinator implements ConsumerGroups {
    * Claims into {@code out}; returns the PEL size when the PEL cap stopped cursor claims, else -1.
    */
   private int claim(String queue, String group, String consumerId, int n, List<GroupDelivery> out) {
-    requireText("consumerId", consumerId);
+    requireMemberId(consumerId);
     long start = System.nanoTime();
     return timed(
         queue,
@@ -670,6 +671,16 @@ public final class GroupCoordinator implements ConsumerGroups {
     if (value == null || value.isEmpty()) {
       throw new IllegalArgumentException(what + " must be non-empty, got " + value);
     }
+  }
+
+  /**
+   * A consumer id that becomes a member or a holder of pending entries: non-empty, and the
+   * character rules of names without their length bound (BEHAVIOUR S-NAMES), so every store keeps
+   * it as given.
+   */
+  private static void requireMemberId(String consumerId) {
+    requireText("consumerId", consumerId);
+    Names.checkCharacters("consumerId", consumerId);
   }
 
   /** The pending entries in the store, for the PEL gauge at construction. */

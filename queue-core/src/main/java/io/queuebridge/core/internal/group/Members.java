@@ -15,6 +15,7 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.QueueStore;
+import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;
@@ -92,7 +93,9 @@ final class Members {
               + "' is empty; pass a group id to join queue "
               + queue);
     }
-    return GroupCoordinator.effectiveGroupId(base, filter);
+    String id = GroupCoordinator.effectiveGroupId(base, filter);
+    Names.encode("group id", id); // BEHAVIOUR S-NAMES, before any store sees it
+    return id;
   }
 
   /** Joins group {@code id}, creating it when absent; in that group's section. */

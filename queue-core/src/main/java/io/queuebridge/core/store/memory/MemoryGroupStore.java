@@ -8,6 +8,7 @@ import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.support.GroupTable;
+import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.time.Duration;
 import java.time.Instant;
@@ -54,6 +55,7 @@ final class MemoryGroupStore implements ConsumerGroupStore {
   @Override
   public void createGroup(ConsumerGroupState group) {
     Objects.requireNonNull(group, "group");
+    Names.encode("group id", group.id()); // BEHAVIOUR S-NAMES: the rules of every store
     MemoryQueue q = storage.queue(group.queue());
     if (q.groups.putIfAbsent(group.id(), new GroupData(group)) != null) {
       throw new ConsumerGroupExistsException(group.queue(), group.id());

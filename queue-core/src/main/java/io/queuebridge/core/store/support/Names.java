@@ -46,29 +46,7 @@ public final class Names {
     if (name == null || name.isEmpty()) {
       throw new InvalidConfigException(what, name, "a non-empty name");
     }
-    for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      if (Character.isISOControl(c)) {
-        throw new InvalidConfigException(
-            what,
-            printable(name),
-            "no control characters (found U+"
-                + String.format("%04X", (int) c)
-                + " at index "
-                + i
-                + ")");
-      }
-      if (Character.isHighSurrogate(c)
-          && (i + 1 >= name.length() || !Character.isLowSurrogate(name.charAt(i + 1)))) {
-        throw new InvalidConfigException(
-            what, printable(name), "no unpaired surrogate at index " + i);
-      }
-      if (Character.isLowSurrogate(c)
-          && (i == 0 || !Character.isHighSurrogate(name.charAt(i - 1)))) {
-        throw new InvalidConfigException(
-            what, printable(name), "no unpaired surrogate at index " + i);
-      }
-    }
+    checkCharacters(what, name);
     byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
     StringBuilder out = new StringBuilder(utf8.length + 8);
     for (int i = 0; i < utf8.length; i++) {
@@ -94,6 +72,76 @@ public final class Names {
               + " characters");
     }
     return out.toString();
+  }
+
+  /**
+   * Whether {@link #encode} accepts {@code name}: a store answers a lookup of any other name with
+   * "not found" without asking its storage, since no queue or group of that name can exist.
+   */
+  public static boolean isValid(String name) {
+    try {
+      encode("name", name);
+      return true;
+    } catch (InvalidConfigException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The character rules of a name without its length bound, for ids that are stored but never
+   * become file names (consumer ids, BEHAVIOUR S-NAMES): no control character (NUL, C0, DEL, C1)
+   * and no unpaired surrogate. Null and empty pass; callers that need a value check that first.
+   *
+   * @param what how the caller calls the value, for errors
+   * @throws InvalidConfigException naming the value (control characters shown as {@code \\uXXXX})
+   *     and the first offending index
+   */
+  public static void checkCharacters(String what, String name) {
+    if (name == null) {
+      return;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (Character.isISOControl(c)) {
+        throw new InvalidConfigException(
+            what,
+            abbreviate(name),
+            "no control characters (found U+"
+                + String.format("%04X", (int) c)
+                + " at index "
+                + i
+                + ")");
+      }
+    }
+    checkUtf8(what, name);
+  }
+
+  /**
+   * Refuses a string that has no UTF-8 encoding: one with an unpaired surrogate, which a store
+   * writing UTF-8 would read back changed ({@code ?}). For the strings of a message (header names,
+   * property names and values, client ids; BEHAVIOUR Q-MSG), which may otherwise hold anything.
+   * Null passes.
+   *
+   * @throws InvalidConfigException naming the value and the index of the unpaired surrogate
+   */
+  public static void checkUtf8(String what, String s) {
+    if (s == null) {
+      return;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!Character.isSurrogate(c)) {
+        continue;
+      }
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+        continue;
+      }
+      throw new InvalidConfigException(
+          what, abbreviate(s), "valid UTF-8: no unpaired surrogate at index " + i);
+    }
   }
 
   /**
