@@ -1,5 +1,6 @@
 package io.queuebridge.connect.sink;
 
+import io.queuebridge.connect.common.RetryBudget;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
@@ -7,7 +8,9 @@ import io.queuebridge.core.errors.QueueFullException;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -58,7 +61,15 @@ import org.slf4j.LoggerFactory;
  * Records redelivered below a watermark are skipped, so nothing is lost or stored twice. A batch
  * into a classic queue never exceeds the queue's {@code maxDepth} (the queue takes a batch whole or
  * not at all, so a larger one would be refused forever): the records beyond it are left out of the
- * batch and rewound the same way. Errors that retrying cannot fix fail the task.
+ * batch and rewound the same way. A transient store error while reading on the task thread before a
+ * batch is handed over (re-reading the watermarks, a queue's configuration) is recovered the same
+ * way: the records of the put and those collected are rewound and every partition paused.
+ *
+ * <p><b>Retry budget.</b> Transient store errors ({@code QueueStoreException}; not a full queue) in
+ * a row, with no durable batch between them, are retried for {@code queue.retry.timeout.ms}; the
+ * first one after that fails the task, naming the store and the last error ({@link RetryBudget}).
+ * Errors that retrying cannot fix fail the task at once. Either failure is sticky: one that
+ * surfaces in {@code preCommit}, whose exceptions Connect only logs, fails the next {@code put}.
  *
  * <p>Not thread-safe; Connect calls a task from one thread (the writer thread only runs the appends
  * handed to it).
@@ -74,6 +85,10 @@ public class QueueSinkTask extends SinkTask {
   private Rewinder rewinder;
   private BatchCollector collector;
   private BatchWriter writer;
+  private RetryBudget budget;
+
+  /** The failure the task fails with, once one was fatal: thrown by every later put. */
+  private ConnectException failedWith;
 
   /** Next offset to commit to Kafka per assigned partition: everything below is durable. */
   private final Map<TopicPartition, Long> processed = new HashMap<>();
@@ -109,6 +124,7 @@ public class QueueSinkTask extends SinkTask {
     }
     metrics = new SinkMetrics(context.pluginMetrics());
     writer = new BatchWriter(config.queueName(), manager, metrics);
+    budget = config.retryBudget(clock);
     watermarks = new Watermarks(config, manager);
     rewinder =
         new Rewinder(context, clock, config.retryBackoff(), manager, lease.storage().queues());
@@ -151,6 +167,9 @@ public class QueueSinkTask extends SinkTask {
 
   @Override
   public void put(Collection<SinkRecord> records) {
+    if (failedWith != null) {
+      throw failedWith;
+    }
     if (writer.finished()) {
       settle();
     }
@@ -163,8 +182,16 @@ public class QueueSinkTask extends SinkTask {
     }
     Map<TopicPartition, Long> rewound = rewinder.applyRewinds();
     if (!records.isEmpty()) {
-      watermarks.reloadIfStale(context.assignment()); // nothing is in flight after a failure
-      collector.collect(records, rewound);
+      try {
+        watermarks.reloadIfStale(context.assignment()); // nothing is in flight after a failure
+        collector.collect(records, rewound);
+      } catch (RuntimeException e) {
+        if (e instanceof ConnectException || SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
+          throw e;
+        }
+        recoverFromReadFailure(records, rewound, e);
+        return;
+      }
     }
     if (collector.isEmpty()) {
       return;
@@ -178,6 +205,48 @@ public class QueueSinkTask extends SinkTask {
     }
     settle();
     handOver();
+  }
+
+  /**
+   * After the transient failure {@code e} reading the store while collecting {@code records}: waits
+   * for the batch in flight, drops and rewinds what is collected and every record of this put not
+   * already rewound ({@code rewound}), marks the watermarks stale and pauses for the backoff (or
+   * fails the task when the retry budget is spent).
+   */
+  private void recoverFromReadFailure(
+      Collection<SinkRecord> records, Map<TopicPartition, Long> rewound, RuntimeException e) {
+    settle(); // nothing may be in flight when the watermarks are re-read
+    watermarks.markStale();
+    rewinder.rewind(collector.drop());
+    Set<TopicPartition> partitions = new HashSet<>();
+    for (SinkRecord record : records) {
+      TopicPartition tp =
+          new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+      Long rewoundTo = rewound.get(tp);
+      if (rewoundTo == null || record.originalKafkaOffset() < rewoundTo) {
+        rewinder.rewind(tp, record.originalKafkaOffset());
+        partitions.add(tp);
+      }
+    }
+    spendRetryBudget(e);
+    rewinder.pauseAfterReadFailure(partitions.size(), e);
+  }
+
+  /**
+   * Records a transient failure against the retry budget (store failures only; back-pressure is not
+   * one).
+   *
+   * @throws ConnectException, sticky, once the budget is spent
+   */
+  private void spendRetryBudget(RuntimeException e) {
+    if (!RetryBudget.isStoreFailure(e)) {
+      return;
+    }
+    ConnectException spent = budget.failed(lease.storage().description(), e);
+    if (spent != null) {
+      failedWith = spent;
+      throw spent;
+    }
   }
 
   /**
@@ -215,11 +284,13 @@ public class QueueSinkTask extends SinkTask {
     }
     if (outcome.failure() == null) {
       processed.putAll(outcome.batch().seen);
+      budget.succeeded();
       return;
     }
     RuntimeException e = outcome.failure();
     if (!(e instanceof RetriableException) && SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
-      throw fatal("cannot write into '" + outcome.queue() + "'", e);
+      failedWith = fatal("cannot write into '" + outcome.queue() + "'", e);
+      throw failedWith;
     }
     watermarks.markStale(); // a failed barrier may still have appended
     Batch failed = outcome.batch();
@@ -229,6 +300,7 @@ public class QueueSinkTask extends SinkTask {
     if (e instanceof QueueFullException && outcome.failedOn() != null) {
       rewinder.pauseUntilRoom(outcome.queue(), outcome.failedOn().requests.size(), e);
     } else {
+      spendRetryBudget(e);
       rewinder.pauseForBackoff(outcome.queue(), failed.first.size(), e);
     }
   }
@@ -241,6 +313,9 @@ public class QueueSinkTask extends SinkTask {
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(
       Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+    if (failedWith != null) {
+      throw failedWith;
+    }
     drain();
     rewinder.maybeResume();
     Map<TopicPartition, OffsetAndMetadata> durable = new HashMap<>();

@@ -142,6 +142,21 @@ final class Rewinder {
     pauseAssigned();
   }
 
+  /**
+   * After a transient failure {@code e} reading the store on the task thread (the watermarks, a
+   * queue's configuration) before the records of {@code partitions} partitions were written: pauses
+   * every assigned partition until the backoff has passed.
+   */
+  void pauseAfterReadFailure(int partitions, RuntimeException e) {
+    log.warn(
+        "Transient failure reading the store before writing; rewinding {} partition(s) and"
+            + " retrying in {}: {}",
+        partitions,
+        backoff,
+        e.toString());
+    pauseAssigned();
+  }
+
   private void pauseAssigned() {
     resumeNotBefore = clock.millis() + backoff.toMillis();
     pause(context.assignment());

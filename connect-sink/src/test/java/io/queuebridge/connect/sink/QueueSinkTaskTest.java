@@ -47,6 +47,8 @@ class QueueSinkTaskTest {
     tasks.forEach(QueueSinkTask::stop);
     metrics.close();
     FlakyStoreProvider.FAIL_AFTER_APPEND.set(0);
+    FlakyStoreProvider.FAIL_BEFORE_APPEND.set(0);
+    FlakyStoreProvider.FAIL_GET_QUEUE.set(0);
     FlakyStoreProvider.BATCHES.set(0);
     FlakyStoreProvider.hold = null;
   }
@@ -218,6 +220,80 @@ class QueueSinkTaskTest {
     task.stop();
     tasks.remove(task);
     assertThat(coordinates(stream())).hasSize(15); // 5..9 were appended once, then skipped
+  }
+
+  @Test
+  void aStoreReadThatFailsInPutIsRewoundAndPausedInsteadOfFailingTheTask() {
+    FakeContext context = new FakeContext(TP0, TP1);
+    QueueSinkTask task = opened(context, "flaky");
+    task.put(records(TP0, 0, 5));
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+    context.rewinds.clear();
+
+    // A new batch reads the stream's configuration on the task thread: the store fails it.
+    FlakyStoreProvider.FAIL_GET_QUEUE.set(1);
+    task.put(records(TP0, 5, 10)); // does not throw: Connect would fail the task
+    assertThat(FlakyStoreProvider.FAIL_GET_QUEUE).as("the read was made").hasValue(0);
+    task.put(List.of()); // the rewind is handed to Connect on the next put
+    assertThat(context.rewinds).containsExactlyEntriesOf(Map.of(TP0, 5L));
+    assertThat(context.paused).containsExactlyInAnyOrder(TP0, TP1);
+    assertThat(durable(task, TP0, TP1)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+
+    clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    task.put(List.of());
+    assertThat(context.paused).isEmpty();
+    task.put(records(TP0, 5, 10)); // fetched again from the rewound position
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(10)));
+    task.stop();
+    tasks.remove(task);
+    assertThat(coordinates(stream())).hasSize(10);
+  }
+
+  @Test
+  void storeFailuresLongerThanTheRetryBudgetFailTheTaskNamingTheStoreAndARestartResumes() {
+    FakeContext context = new FakeContext(TP0);
+    Map<String, String> props = props("flaky");
+    props.put(QueueSinkConfig.RETRY_TIMEOUT_MS_CONFIG, "3000");
+    QueueSinkTask task = start(context, props);
+    task.open(context.assignment);
+    task.put(records(TP0, 0, 5));
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+
+    FlakyStoreProvider.FAIL_BEFORE_APPEND.set(Integer.MAX_VALUE); // the store stays unreachable
+    long failedAfterMs = -1;
+    for (long elapsed = 0; elapsed <= 10_000; elapsed += QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT) {
+      try {
+        task.put(List.of()); // resumes after the backoff
+        task.put(records(TP0, 5, 10));
+        durable(task, TP0); // settles the batch: failed, rewound, paused
+      } catch (org.apache.kafka.connect.errors.ConnectException e) {
+        failedAfterMs = elapsed;
+        assertThat(e)
+            .hasMessageContaining("giving up on the store flaky file:")
+            .hasMessageContaining("queue.retry.timeout.ms=3000")
+            .hasMessageContaining("Last error: injected: the store is unreachable");
+        break;
+      }
+      clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    }
+    assertThat(failedAfterMs).as("ms of failures before the task failed").isEqualTo(3000);
+    // a failure that surfaced in preCommit (whose exceptions Connect only logs) fails every put
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> task.put(records(TP0, 5, 10)))
+        .hasMessageContaining("giving up on the store");
+    task.stop();
+    tasks.remove(task);
+
+    // the store is back and the task is restarted: it resumes at the stored watermark
+    FlakyStoreProvider.FAIL_BEFORE_APPEND.set(0);
+    FakeContext again = new FakeContext(TP0);
+    QueueSinkTask restarted = start(again, props);
+    restarted.open(again.assignment);
+    assertThat(again.rewinds).containsExactlyEntriesOf(Map.of(TP0, 5L));
+    restarted.put(records(TP0, 5, 10));
+    assertThat(durable(restarted, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(10)));
+    restarted.stop();
+    tasks.remove(restarted);
+    assertThat(coordinates(stream())).hasSize(10);
   }
 
   /** A task routing by matching into the classic queue {@code work} (topic "in", maxDepth 10). */
