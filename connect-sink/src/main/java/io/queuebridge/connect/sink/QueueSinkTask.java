@@ -63,7 +63,9 @@ import org.slf4j.LoggerFactory;
  * not at all, so a larger one would be refused forever): the records beyond it are left out of the
  * batch and rewound the same way. A transient store error while reading on the task thread before a
  * batch is handed over (re-reading the watermarks, a queue's configuration) is recovered the same
- * way: the records of the put and those collected are rewound and every partition paused.
+ * way: the records of the put and those collected are rewound and every partition paused. So is a
+ * failure to read the watermarks in {@link #open} (partitions assigned while the store is
+ * unreachable): the partitions stay paused until their watermarks are read, after the backoff.
  *
  * <p><b>Retry budget.</b> Transient store errors ({@code QueueStoreException}; not a full queue) in
  * a row, with no durable batch between them, are retried for {@code queue.retry.timeout.ms}; the
@@ -92,6 +94,9 @@ public class QueueSinkTask extends SinkTask {
 
   /** Next offset to commit to Kafka per assigned partition: everything below is durable. */
   private final Map<TopicPartition, Long> processed = new HashMap<>();
+
+  /** Assigned partitions whose watermarks could not be read yet (the store was unreachable). */
+  private final Set<TopicPartition> unopened = new HashSet<>();
 
   public QueueSinkTask() {
     this(Clock.systemUTC());
@@ -147,7 +152,18 @@ public class QueueSinkTask extends SinkTask {
 
   @Override
   public void open(Collection<TopicPartition> partitions) {
-    watermarks.load(partitions);
+    try {
+      watermarks.load(partitions);
+    } catch (RuntimeException e) {
+      if (SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
+        throw e;
+      }
+      // Assigned while the store is unreachable: the partitions wait, paused, for their watermarks.
+      unopened.addAll(partitions);
+      spendRetryBudget(e);
+      rewinder.pauseAfterReadFailure(partitions.size(), e);
+      return;
+    }
     Map<TopicPartition, Long> rewind = watermarks.lowest(partitions);
     processed.putAll(rewind);
     if (!rewind.isEmpty()) {
@@ -157,11 +173,39 @@ public class QueueSinkTask extends SinkTask {
     rewinder.opened(partitions); // still waiting for a backoff or a full queue: new ones wait too
   }
 
+  /**
+   * Once the backoff has passed, reads the watermarks of the partitions {@link #open} could not
+   * read them for, and rewinds them there; paused again (and the retry budget spent) if it fails
+   * again. Until then those partitions stay paused, so nothing of them is written.
+   */
+  private void openDeferred() {
+    if (unopened.isEmpty() || !rewinder.backoffOver()) {
+      return;
+    }
+    unopened.retainAll(context.assignment());
+    try {
+      watermarks.load(unopened);
+    } catch (RuntimeException e) {
+      if (SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
+        throw e;
+      }
+      spendRetryBudget(e);
+      rewinder.pauseAfterReadFailure(unopened.size(), e);
+      return;
+    }
+    Map<TopicPartition, Long> rewind = watermarks.lowest(unopened);
+    processed.putAll(rewind);
+    rewinder.rewind(rewind);
+    log.info("Read the watermarks of {} partition(s) at last: {}", unopened.size(), rewind);
+    unopened.clear();
+  }
+
   @Override
   public void close(Collection<TopicPartition> partitions) {
     drain();
     watermarks.forget(partitions);
     partitions.forEach(processed::remove);
+    unopened.removeAll(partitions);
     rewinder.closed(partitions);
   }
 
@@ -173,6 +217,7 @@ public class QueueSinkTask extends SinkTask {
     if (writer.finished()) {
       settle();
     }
+    openDeferred();
     rewinder.maybeResume();
     if (rewinder.paused()) {
       // Fetched before the pause took effect: not written, so fetched again after the rewind.
@@ -317,6 +362,7 @@ public class QueueSinkTask extends SinkTask {
       throw failedWith;
     }
     drain();
+    openDeferred();
     rewinder.maybeResume();
     Map<TopicPartition, OffsetAndMetadata> durable = new HashMap<>();
     for (TopicPartition tp : currentOffsets.keySet()) {

@@ -171,6 +171,11 @@ final class Rewinder {
     context.timeout(Math.max(1, resumeNotBefore - clock.millis()));
   }
 
+  /** Whether the backoff of the last pause has passed. */
+  boolean backoffOver() {
+    return clock.millis() >= resumeNotBefore;
+  }
+
   /** Resumes the paused partitions once the backoff has passed and every full queue has room. */
   void maybeResume() {
     if (paused.isEmpty()) {

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #FAIL_AFTER_APPEND} calls of {@code appendBatchAndSync} append and then report a failed
  * durability barrier — the case where a retry must not duplicate the batch —, the next {@link
  * #FAIL_BEFORE_APPEND} calls fail without writing (an unreachable database), and the next {@link
- * #FAIL_GET_QUEUE} calls of {@code getQueue} fail (a read on the task thread).
+ * #FAIL_GET_QUEUE} calls of {@code getQueue} and the next {@link #FAIL_CHECKPOINTS} calls of {@code
+ * checkpoints} fail (reads on the task thread).
  */
 public final class FlakyStoreProvider implements QueueStoreProvider {
   /** How many of the next durable batch appends fail after writing. */
@@ -28,6 +29,9 @@ public final class FlakyStoreProvider implements QueueStoreProvider {
 
   /** How many of the next {@code getQueue} calls fail. */
   public static final AtomicInteger FAIL_GET_QUEUE = new AtomicInteger();
+
+  /** How many of the next {@code checkpoints} calls (watermark reads) fail. */
+  public static final AtomicInteger FAIL_CHECKPOINTS = new AtomicInteger();
 
   /** Durable batch appends made so far. */
   public static final AtomicInteger BATCHES = new AtomicInteger();
@@ -76,6 +80,11 @@ public final class FlakyStoreProvider implements QueueStoreProvider {
                       && FAIL_GET_QUEUE.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                     throw new QueueStoreException(
                         (String) args[0], "injected: reading the queue failed");
+                  }
+                  if (method.getName().equals("checkpoints")
+                      && FAIL_CHECKPOINTS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    throw new QueueStoreException(
+                        (String) args[0], "injected: reading the watermarks failed");
                   }
                   Object result;
                   try {

@@ -49,6 +49,7 @@ class QueueSinkTaskTest {
     FlakyStoreProvider.FAIL_AFTER_APPEND.set(0);
     FlakyStoreProvider.FAIL_BEFORE_APPEND.set(0);
     FlakyStoreProvider.FAIL_GET_QUEUE.set(0);
+    FlakyStoreProvider.FAIL_CHECKPOINTS.set(0);
     FlakyStoreProvider.BATCHES.set(0);
     FlakyStoreProvider.hold = null;
   }
@@ -247,6 +248,41 @@ class QueueSinkTaskTest {
     task.stop();
     tasks.remove(task);
     assertThat(coordinates(stream())).hasSize(10);
+  }
+
+  @Test
+  void partitionsAssignedWhileTheStoreIsUnreachableWaitPausedForTheirWatermarks() {
+    FakeContext first = new FakeContext(TP0, TP1);
+    QueueSinkTask task = opened(first, "flaky");
+    task.put(records(TP0, 0, 5));
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+    task.stop();
+    tasks.remove(task);
+
+    // a rebalance while the store is unreachable: open cannot read the watermarks
+    FlakyStoreProvider.FAIL_CHECKPOINTS.set(1);
+    FakeContext context = new FakeContext(TP0, TP1);
+    QueueSinkTask next = start(context, "flaky");
+    next.open(context.assignment); // does not throw: Connect would fail the task
+    assertThat(FlakyStoreProvider.FAIL_CHECKPOINTS).as("the read was made").hasValue(0);
+    assertThat(context.paused).containsExactlyInAnyOrder(TP0, TP1);
+    assertThat(context.rewinds).isEmpty();
+    assertThat(durable(next, TP0, TP1)).as("nothing is known durable yet").isEmpty();
+    next.put(List.of());
+    assertThat(context.paused).as("backoff not over").containsExactlyInAnyOrder(TP0, TP1);
+
+    clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    next.put(List.of()); // reads the watermarks now, rewinds, resumes
+    assertThat(context.rewinds).containsExactlyEntriesOf(Map.of(TP0, 5L));
+    assertThat(context.paused).isEmpty();
+    next.put(records(TP0, 5, 10));
+    next.put(records(TP1, 0, 2));
+    assertThat(durable(next, TP0, TP1))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(TP0, new OffsetAndMetadata(10), TP1, new OffsetAndMetadata(2)));
+    next.stop();
+    tasks.remove(next);
+    assertThat(coordinates(stream())).hasSize(12);
   }
 
   @Test
