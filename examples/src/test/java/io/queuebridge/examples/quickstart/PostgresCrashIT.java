@@ -57,9 +57,19 @@ import org.junit.jupiter.api.io.TempDir;
  * etc/source-postgres.json}) with their topics, streams and schemas changed, loaded from the plugin
  * archive on {@code plugin.path} of one worker with {@code exactly.once.source.support=enabled}.
  *
+ * <ol>
+ *   <li>the sink (2 tasks) through three crashes, each while records are on their way and each
+ *       keeping the server down for at least {@link #OUTAGE} while more input arrives;
+ *   <li>the source (KIP-618 exactly once) through three crashes the same way;
+ *   <li>an outage longer than the retry budget ({@code queue.retry.timeout.ms}): every task of both
+ *       connectors fails with a trace naming the store and the last error; once the server is back,
+ *       a REST restart of each failed task resumes them.
+ * </ol>
+ *
  * <p>Every assertion is on data, record by record: each Kafka record is in the stream once, with
  * its key, value, headers, timestamp and source coordinates; each stream message is in the output
- * topic once (read_committed), with its key, value, headers and timestamp.
+ * topic once (read_committed), with its key, value, headers and timestamp. About 95 s (the worker's
+ * start included); skipped, with the reason, where no PostgreSQL server can be run.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PostgresCrashIT {

@@ -53,9 +53,8 @@ final class PrivatePostgres implements AutoCloseable {
     // reach the directory.
     PrivatePostgres pg =
         new PrivatePostgres(script, Path.of("/tmp", "queue-bridge-pg-crash-" + port), port);
-    pg.run("destroy"); // a leftover of an earlier run on the same port
-    String out = pg.runOrNull("start");
-    if (out == null) {
+    pg.runOrNull("destroy"); // a leftover of an earlier run on the same port; start says the rest
+    if (pg.runOrNull("start") == null) {
       unavailable(".ci/postgres.sh start failed: " + pg.lastOutput);
     }
     try (Connection c = pg.connect("postgres");
