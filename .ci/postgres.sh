@@ -4,6 +4,13 @@
 #   bash .ci/postgres.sh start   # idempotent: init the cluster if needed, start it, print the JDBC URL
 #   bash .ci/postgres.sh stop    # idempotent
 #   bash .ci/postgres.sh url     # print the JDBC URL
+#   bash .ci/postgres.sh crash   # kill the server as a power cut would (pg_ctl stop -m immediate:
+#                                # no checkpoint, crash recovery on the next start); then start
+#   bash .ci/postgres.sh destroy # stop the server and delete its directory
+#
+# crash and destroy are for a private cluster of one test only: they refuse to run unless
+# QB_PG_DIR is set and is not the shared default (/tmp/queue-bridge-pg, port 55432), which other
+# test runs may be using.
 #
 # The cluster lives in ${QB_PG_DIR:-/tmp/queue-bridge-pg} and listens on 127.0.0.1 port
 # ${QB_PG_PORT:-55432} only, with scram-sha-256 password authentication, fsync=on and
@@ -107,13 +114,36 @@ stop() {
   fi
 }
 
+# crash and destroy only touch a cluster the caller named, never the shared default.
+private_only() {
+  if [ -z "${QB_PG_DIR:-}" ] || [ "$(readlink -m "$DIR")" = /tmp/queue-bridge-pg ] || [ "$PORT" = 55432 ]; then
+    echo "refusing to $1 the shared test server: set QB_PG_DIR and QB_PG_PORT to a private cluster" >&2
+    exit 2
+  fi
+}
+
+crash() {
+  private_only crash
+  if [ -f "$DATA/PG_VERSION" ] && running; then
+    as_owner "$BIN/pg_ctl" -D "$DATA" -w -t 60 -m immediate stop >/dev/null
+  fi
+}
+
+destroy() {
+  private_only destroy
+  stop
+  rm -rf "$DIR"
+}
+
 BIN="$(find_bin)"
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  crash) crash ;;
+  destroy) destroy ;;
   url) echo "$URL" ;;
   *)
-    echo "usage: $0 start|stop|url" >&2
+    echo "usage: $0 start|stop|crash|destroy|url" >&2
     exit 2
     ;;
 esac

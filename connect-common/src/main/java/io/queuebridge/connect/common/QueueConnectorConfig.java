@@ -4,6 +4,7 @@ import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +67,16 @@ public abstract class QueueConnectorConfig extends AbstractConfig {
 
   public static final String RETRY_BACKOFF_MS_CONFIG = "queue.retry.backoff.ms";
   public static final long RETRY_BACKOFF_MS_DEFAULT = 1_000;
+
+  public static final String RETRY_TIMEOUT_MS_CONFIG = "queue.retry.timeout.ms";
+  public static final long RETRY_TIMEOUT_MS_DEFAULT = 300_000;
+  private static final String RETRY_TIMEOUT_MS_DOC =
+      "The task's retry budget for transient store errors (an unreachable database, a failed"
+          + " fsync): how long, from the first failure of an unbroken run, the task keeps retrying"
+          + " every queue.retry.backoff.ms; the first failure after that fails the task with the"
+          + " store's name and the last error. A store call that succeeds ends the run. A task"
+          + " restart resumes exactly where the store says. Back-pressure (a full queue or pending"
+          + " entry list) is not a failure and never counts. -1 = retry forever.";
 
   /** The framework's error tolerance key, read raw (its meaning stays Connect's). */
   public static final String ERRORS_TOLERANCE_CONFIG = "errors.tolerance";
@@ -143,6 +154,27 @@ public abstract class QueueConnectorConfig extends AbstractConfig {
         "Retry backoff (ms)");
   }
 
+  /**
+   * Defines {@code queue.retry.timeout.ms} in {@code def}, in the group {@link #FLOW_GROUP} at
+   * {@code orderInGroup}: milliseconds, -1 (forever) or more, {@value #RETRY_TIMEOUT_MS_DEFAULT} by
+   * default.
+   *
+   * @throws ConfigException if {@code def} already defines it
+   */
+  protected static void defineRetryTimeout(ConfigDef def, int orderInGroup) {
+    def.define(
+        RETRY_TIMEOUT_MS_CONFIG,
+        Type.LONG,
+        RETRY_TIMEOUT_MS_DEFAULT,
+        ConfigDef.Range.atLeast(-1),
+        Importance.LOW,
+        RETRY_TIMEOUT_MS_DOC,
+        FLOW_GROUP,
+        orderInGroup,
+        Width.SHORT,
+        "Retry budget (ms)");
+  }
+
   public String storeType() {
     return getString(STORE_TYPE_CONFIG);
   }
@@ -192,6 +224,17 @@ public abstract class QueueConnectorConfig extends AbstractConfig {
 
   public Duration retryBackoff() {
     return Duration.ofMillis(getLong(RETRY_BACKOFF_MS_CONFIG));
+  }
+
+  /** {@code queue.retry.timeout.ms}; null for -1 (retry forever). */
+  public Duration retryTimeout() {
+    long ms = getLong(RETRY_TIMEOUT_MS_CONFIG);
+    return ms < 0 ? null : Duration.ofMillis(ms);
+  }
+
+  /** A fresh retry budget of {@code queue.retry.timeout.ms} on {@code clock}. */
+  public RetryBudget retryBudget(Clock clock) {
+    return new RetryBudget(RETRY_TIMEOUT_MS_CONFIG, retryTimeout(), clock);
   }
 
   /** Whether the framework's {@code errors.tolerance} is {@code all} (from the raw props). */

@@ -242,6 +242,7 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
 
     order = 0;
     defineRetryBackoff(def, ++order, RETRY_BACKOFF_MS_DOC);
+    defineRetryTimeout(def, ++order);
     def.define(
         WRITE_PIPELINED_CONFIG,
         Type.BOOLEAN,

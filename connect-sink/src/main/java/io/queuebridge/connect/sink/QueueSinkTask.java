@@ -1,5 +1,6 @@
 package io.queuebridge.connect.sink;
 
+import io.queuebridge.connect.common.RetryBudget;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
@@ -7,7 +8,9 @@ import io.queuebridge.core.errors.QueueFullException;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -58,7 +61,17 @@ import org.slf4j.LoggerFactory;
  * Records redelivered below a watermark are skipped, so nothing is lost or stored twice. A batch
  * into a classic queue never exceeds the queue's {@code maxDepth} (the queue takes a batch whole or
  * not at all, so a larger one would be refused forever): the records beyond it are left out of the
- * batch and rewound the same way. Errors that retrying cannot fix fail the task.
+ * batch and rewound the same way. A transient store error while reading on the task thread before a
+ * batch is handed over (re-reading the watermarks, a queue's configuration) is recovered the same
+ * way: the records of the put and those collected are rewound and every partition paused. So is a
+ * failure to read the watermarks in {@link #open} (partitions assigned while the store is
+ * unreachable): the partitions stay paused until their watermarks are read, after the backoff.
+ *
+ * <p><b>Retry budget.</b> Transient store errors ({@code QueueStoreException}; not a full queue) in
+ * a row, with no durable batch between them, are retried for {@code queue.retry.timeout.ms}; the
+ * first one after that fails the task, naming the store and the last error ({@link RetryBudget}).
+ * Errors that retrying cannot fix fail the task at once. Either failure is sticky: one that
+ * surfaces in {@code preCommit}, whose exceptions Connect only logs, fails the next {@code put}.
  *
  * <p>Not thread-safe; Connect calls a task from one thread (the writer thread only runs the appends
  * handed to it).
@@ -74,9 +87,16 @@ public class QueueSinkTask extends SinkTask {
   private Rewinder rewinder;
   private BatchCollector collector;
   private BatchWriter writer;
+  private RetryBudget budget;
+
+  /** The failure the task fails with, once one was fatal: thrown by every later put. */
+  private ConnectException failedWith;
 
   /** Next offset to commit to Kafka per assigned partition: everything below is durable. */
   private final Map<TopicPartition, Long> processed = new HashMap<>();
+
+  /** Assigned partitions whose watermarks could not be read yet (the store was unreachable). */
+  private final Set<TopicPartition> unopened = new HashSet<>();
 
   public QueueSinkTask() {
     this(Clock.systemUTC());
@@ -109,6 +129,7 @@ public class QueueSinkTask extends SinkTask {
     }
     metrics = new SinkMetrics(context.pluginMetrics());
     writer = new BatchWriter(config.queueName(), manager, metrics);
+    budget = config.retryBudget(clock);
     watermarks = new Watermarks(config, manager);
     rewinder =
         new Rewinder(context, clock, config.retryBackoff(), manager, lease.storage().queues());
@@ -131,7 +152,18 @@ public class QueueSinkTask extends SinkTask {
 
   @Override
   public void open(Collection<TopicPartition> partitions) {
-    watermarks.load(partitions);
+    try {
+      watermarks.load(partitions);
+    } catch (RuntimeException e) {
+      if (SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
+        throw e;
+      }
+      // Assigned while the store is unreachable: the partitions wait, paused, for their watermarks.
+      unopened.addAll(partitions);
+      spendRetryBudget(e);
+      rewinder.pauseAfterReadFailure(partitions.size(), e);
+      return;
+    }
     Map<TopicPartition, Long> rewind = watermarks.lowest(partitions);
     processed.putAll(rewind);
     if (!rewind.isEmpty()) {
@@ -141,19 +173,51 @@ public class QueueSinkTask extends SinkTask {
     rewinder.opened(partitions); // still waiting for a backoff or a full queue: new ones wait too
   }
 
+  /**
+   * Once the backoff has passed, reads the watermarks of the partitions {@link #open} could not
+   * read them for, and rewinds them there; paused again (and the retry budget spent) if it fails
+   * again. Until then those partitions stay paused, so nothing of them is written.
+   */
+  private void openDeferred() {
+    if (unopened.isEmpty() || !rewinder.backoffOver()) {
+      return;
+    }
+    unopened.retainAll(context.assignment());
+    try {
+      watermarks.load(unopened);
+    } catch (RuntimeException e) {
+      if (SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
+        throw e;
+      }
+      spendRetryBudget(e);
+      rewinder.pauseAfterReadFailure(unopened.size(), e);
+      return;
+    }
+    Map<TopicPartition, Long> rewind = watermarks.lowest(unopened);
+    processed.putAll(rewind);
+    rewinder.rewind(rewind);
+    log.info("Read the watermarks of {} partition(s) at last: {}", unopened.size(), rewind);
+    unopened.clear();
+  }
+
   @Override
   public void close(Collection<TopicPartition> partitions) {
     drain();
     watermarks.forget(partitions);
     partitions.forEach(processed::remove);
+    unopened.removeAll(partitions);
     rewinder.closed(partitions);
   }
 
   @Override
   public void put(Collection<SinkRecord> records) {
+    if (failedWith != null) {
+      throw failedWith;
+    }
     if (writer.finished()) {
       settle();
     }
+    openDeferred();
     rewinder.maybeResume();
     if (rewinder.paused()) {
       // Fetched before the pause took effect: not written, so fetched again after the rewind.
@@ -163,8 +227,16 @@ public class QueueSinkTask extends SinkTask {
     }
     Map<TopicPartition, Long> rewound = rewinder.applyRewinds();
     if (!records.isEmpty()) {
-      watermarks.reloadIfStale(context.assignment()); // nothing is in flight after a failure
-      collector.collect(records, rewound);
+      try {
+        watermarks.reloadIfStale(context.assignment()); // nothing is in flight after a failure
+        collector.collect(records, rewound);
+      } catch (RuntimeException e) {
+        if (e instanceof ConnectException || SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
+          throw e;
+        }
+        recoverFromReadFailure(records, rewound, e);
+        return;
+      }
     }
     if (collector.isEmpty()) {
       return;
@@ -178,6 +250,48 @@ public class QueueSinkTask extends SinkTask {
     }
     settle();
     handOver();
+  }
+
+  /**
+   * After the transient failure {@code e} reading the store while collecting {@code records}: waits
+   * for the batch in flight, drops and rewinds what is collected and every record of this put not
+   * already rewound ({@code rewound}), marks the watermarks stale and pauses for the backoff (or
+   * fails the task when the retry budget is spent).
+   */
+  private void recoverFromReadFailure(
+      Collection<SinkRecord> records, Map<TopicPartition, Long> rewound, RuntimeException e) {
+    settle(); // nothing may be in flight when the watermarks are re-read
+    watermarks.markStale();
+    rewinder.rewind(collector.drop());
+    Set<TopicPartition> partitions = new HashSet<>();
+    for (SinkRecord record : records) {
+      TopicPartition tp =
+          new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+      Long rewoundTo = rewound.get(tp);
+      if (rewoundTo == null || record.originalKafkaOffset() < rewoundTo) {
+        rewinder.rewind(tp, record.originalKafkaOffset());
+        partitions.add(tp);
+      }
+    }
+    spendRetryBudget(e);
+    rewinder.pauseAfterReadFailure(partitions.size(), e);
+  }
+
+  /**
+   * Records a transient failure against the retry budget (store failures only; back-pressure is not
+   * one).
+   *
+   * @throws ConnectException, sticky, once the budget is spent
+   */
+  private void spendRetryBudget(RuntimeException e) {
+    if (!RetryBudget.isStoreFailure(e)) {
+      return;
+    }
+    ConnectException spent = budget.failed(lease.storage().description(), e);
+    if (spent != null) {
+      failedWith = spent;
+      throw spent;
+    }
   }
 
   /**
@@ -215,11 +329,13 @@ public class QueueSinkTask extends SinkTask {
     }
     if (outcome.failure() == null) {
       processed.putAll(outcome.batch().seen);
+      budget.succeeded();
       return;
     }
     RuntimeException e = outcome.failure();
     if (!(e instanceof RetriableException) && SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
-      throw fatal("cannot write into '" + outcome.queue() + "'", e);
+      failedWith = fatal("cannot write into '" + outcome.queue() + "'", e);
+      throw failedWith;
     }
     watermarks.markStale(); // a failed barrier may still have appended
     Batch failed = outcome.batch();
@@ -229,6 +345,7 @@ public class QueueSinkTask extends SinkTask {
     if (e instanceof QueueFullException && outcome.failedOn() != null) {
       rewinder.pauseUntilRoom(outcome.queue(), outcome.failedOn().requests.size(), e);
     } else {
+      spendRetryBudget(e);
       rewinder.pauseForBackoff(outcome.queue(), failed.first.size(), e);
     }
   }
@@ -241,7 +358,11 @@ public class QueueSinkTask extends SinkTask {
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(
       Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+    if (failedWith != null) {
+      throw failedWith;
+    }
     drain();
+    openDeferred();
     rewinder.maybeResume();
     Map<TopicPartition, OffsetAndMetadata> durable = new HashMap<>();
     for (TopicPartition tp : currentOffsets.keySet()) {

@@ -142,6 +142,21 @@ final class Rewinder {
     pauseAssigned();
   }
 
+  /**
+   * After a transient failure {@code e} reading the store on the task thread (the watermarks, a
+   * queue's configuration) before the records of {@code partitions} partitions were written: pauses
+   * every assigned partition until the backoff has passed.
+   */
+  void pauseAfterReadFailure(int partitions, RuntimeException e) {
+    log.warn(
+        "Transient failure reading the store before writing; rewinding {} partition(s) and"
+            + " retrying in {}: {}",
+        partitions,
+        backoff,
+        e.toString());
+    pauseAssigned();
+  }
+
   private void pauseAssigned() {
     resumeNotBefore = clock.millis() + backoff.toMillis();
     pause(context.assignment());
@@ -154,6 +169,11 @@ final class Rewinder {
     paused.addAll(partitions);
     context.pause(partitions.toArray(new TopicPartition[0]));
     context.timeout(Math.max(1, resumeNotBefore - clock.millis()));
+  }
+
+  /** Whether the backoff of the last pause has passed. */
+  boolean backoffOver() {
+    return clock.millis() >= resumeNotBefore;
   }
 
   /** Resumes the paused partitions once the backoff has passed and every full queue has room. */

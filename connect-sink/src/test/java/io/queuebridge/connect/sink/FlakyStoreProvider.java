@@ -15,11 +15,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A test store named {@code flaky}: the {@code file} store at {@code path}, except that the next
  * {@link #FAIL_AFTER_APPEND} calls of {@code appendBatchAndSync} append and then report a failed
- * durability barrier — the case where a retry must not duplicate the batch.
+ * durability barrier — the case where a retry must not duplicate the batch —, the next {@link
+ * #FAIL_BEFORE_APPEND} calls fail without writing (an unreachable database), and the next {@link
+ * #FAIL_GET_QUEUE} calls of {@code getQueue} and the next {@link #FAIL_CHECKPOINTS} calls of {@code
+ * checkpoints} fail (reads on the task thread).
  */
 public final class FlakyStoreProvider implements QueueStoreProvider {
   /** How many of the next durable batch appends fail after writing. */
   public static final AtomicInteger FAIL_AFTER_APPEND = new AtomicInteger();
+
+  /** How many of the next durable batch appends fail without writing anything. */
+  public static final AtomicInteger FAIL_BEFORE_APPEND = new AtomicInteger();
+
+  /** How many of the next {@code getQueue} calls fail. */
+  public static final AtomicInteger FAIL_GET_QUEUE = new AtomicInteger();
+
+  /** How many of the next {@code checkpoints} calls (watermark reads) fail. */
+  public static final AtomicInteger FAIL_CHECKPOINTS = new AtomicInteger();
 
   /** Durable batch appends made so far. */
   public static final AtomicInteger BATCHES = new AtomicInteger();
@@ -59,6 +71,20 @@ public final class FlakyStoreProvider implements QueueStoreProvider {
                   CountDownLatch h = hold;
                   if (batch && h != null) {
                     h.await();
+                  }
+                  if (batch && FAIL_BEFORE_APPEND.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    throw new QueueStoreException(
+                        (String) args[0], "injected: the store is unreachable");
+                  }
+                  if (method.getName().equals("getQueue")
+                      && FAIL_GET_QUEUE.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    throw new QueueStoreException(
+                        (String) args[0], "injected: reading the queue failed");
+                  }
+                  if (method.getName().equals("checkpoints")
+                      && FAIL_CHECKPOINTS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    throw new QueueStoreException(
+                        (String) args[0], "injected: reading the watermarks failed");
                   }
                   Object result;
                   try {

@@ -47,6 +47,9 @@ class QueueSinkTaskTest {
     tasks.forEach(QueueSinkTask::stop);
     metrics.close();
     FlakyStoreProvider.FAIL_AFTER_APPEND.set(0);
+    FlakyStoreProvider.FAIL_BEFORE_APPEND.set(0);
+    FlakyStoreProvider.FAIL_GET_QUEUE.set(0);
+    FlakyStoreProvider.FAIL_CHECKPOINTS.set(0);
     FlakyStoreProvider.BATCHES.set(0);
     FlakyStoreProvider.hold = null;
   }
@@ -218,6 +221,115 @@ class QueueSinkTaskTest {
     task.stop();
     tasks.remove(task);
     assertThat(coordinates(stream())).hasSize(15); // 5..9 were appended once, then skipped
+  }
+
+  @Test
+  void aStoreReadThatFailsInPutIsRewoundAndPausedInsteadOfFailingTheTask() {
+    FakeContext context = new FakeContext(TP0, TP1);
+    QueueSinkTask task = opened(context, "flaky");
+    task.put(records(TP0, 0, 5));
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+    context.rewinds.clear();
+
+    // A new batch reads the stream's configuration on the task thread: the store fails it.
+    FlakyStoreProvider.FAIL_GET_QUEUE.set(1);
+    task.put(records(TP0, 5, 10)); // does not throw: Connect would fail the task
+    assertThat(FlakyStoreProvider.FAIL_GET_QUEUE).as("the read was made").hasValue(0);
+    task.put(List.of()); // the rewind is handed to Connect on the next put
+    assertThat(context.rewinds).containsExactlyEntriesOf(Map.of(TP0, 5L));
+    assertThat(context.paused).containsExactlyInAnyOrder(TP0, TP1);
+    assertThat(durable(task, TP0, TP1)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+
+    clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    task.put(List.of());
+    assertThat(context.paused).isEmpty();
+    task.put(records(TP0, 5, 10)); // fetched again from the rewound position
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(10)));
+    task.stop();
+    tasks.remove(task);
+    assertThat(coordinates(stream())).hasSize(10);
+  }
+
+  @Test
+  void partitionsAssignedWhileTheStoreIsUnreachableWaitPausedForTheirWatermarks() {
+    FakeContext first = new FakeContext(TP0, TP1);
+    QueueSinkTask task = opened(first, "flaky");
+    task.put(records(TP0, 0, 5));
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+    task.stop();
+    tasks.remove(task);
+
+    // a rebalance while the store is unreachable: open cannot read the watermarks
+    FlakyStoreProvider.FAIL_CHECKPOINTS.set(1);
+    FakeContext context = new FakeContext(TP0, TP1);
+    QueueSinkTask next = start(context, "flaky");
+    next.open(context.assignment); // does not throw: Connect would fail the task
+    assertThat(FlakyStoreProvider.FAIL_CHECKPOINTS).as("the read was made").hasValue(0);
+    assertThat(context.paused).containsExactlyInAnyOrder(TP0, TP1);
+    assertThat(context.rewinds).isEmpty();
+    assertThat(durable(next, TP0, TP1)).as("nothing is known durable yet").isEmpty();
+    next.put(List.of());
+    assertThat(context.paused).as("backoff not over").containsExactlyInAnyOrder(TP0, TP1);
+
+    clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    next.put(List.of()); // reads the watermarks now, rewinds, resumes
+    assertThat(context.rewinds).containsExactlyEntriesOf(Map.of(TP0, 5L));
+    assertThat(context.paused).isEmpty();
+    next.put(records(TP0, 5, 10));
+    next.put(records(TP1, 0, 2));
+    assertThat(durable(next, TP0, TP1))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(TP0, new OffsetAndMetadata(10), TP1, new OffsetAndMetadata(2)));
+    next.stop();
+    tasks.remove(next);
+    assertThat(coordinates(stream())).hasSize(12);
+  }
+
+  @Test
+  void storeFailuresLongerThanTheRetryBudgetFailTheTaskNamingTheStoreAndARestartResumes() {
+    FakeContext context = new FakeContext(TP0);
+    Map<String, String> props = props("flaky");
+    props.put(QueueSinkConfig.RETRY_TIMEOUT_MS_CONFIG, "3000");
+    QueueSinkTask task = start(context, props);
+    task.open(context.assignment);
+    task.put(records(TP0, 0, 5));
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(5)));
+
+    FlakyStoreProvider.FAIL_BEFORE_APPEND.set(Integer.MAX_VALUE); // the store stays unreachable
+    long failedAfterMs = -1;
+    for (long elapsed = 0; elapsed <= 10_000; elapsed += QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT) {
+      try {
+        task.put(List.of()); // resumes after the backoff
+        task.put(records(TP0, 5, 10));
+        durable(task, TP0); // settles the batch: failed, rewound, paused
+      } catch (org.apache.kafka.connect.errors.ConnectException e) {
+        failedAfterMs = elapsed;
+        assertThat(e)
+            .hasMessageContaining("giving up on the store flaky file:")
+            .hasMessageContaining("queue.retry.timeout.ms=3000")
+            .hasMessageContaining("Last error: injected: the store is unreachable");
+        break;
+      }
+      clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    }
+    assertThat(failedAfterMs).as("ms of failures before the task failed").isEqualTo(3000);
+    // a failure that surfaced in preCommit (whose exceptions Connect only logs) fails every put
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> task.put(records(TP0, 5, 10)))
+        .hasMessageContaining("giving up on the store");
+    task.stop();
+    tasks.remove(task);
+
+    // the store is back and the task is restarted: it resumes at the stored watermark
+    FlakyStoreProvider.FAIL_BEFORE_APPEND.set(0);
+    FakeContext again = new FakeContext(TP0);
+    QueueSinkTask restarted = start(again, props);
+    restarted.open(again.assignment);
+    assertThat(again.rewinds).containsExactlyEntriesOf(Map.of(TP0, 5L));
+    restarted.put(records(TP0, 5, 10));
+    assertThat(durable(restarted, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(10)));
+    restarted.stop();
+    tasks.remove(restarted);
+    assertThat(coordinates(stream())).hasSize(10);
   }
 
   /** A task routing by matching into the classic queue {@code work} (topic "in", maxDepth 10). */

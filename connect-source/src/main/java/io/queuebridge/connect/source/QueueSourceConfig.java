@@ -454,6 +454,7 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
         Width.SHORT,
         "Group commit interval (ms)");
     defineRetryBackoff(def, ++order, RETRY_BACKOFF_MS_DOC);
+    defineRetryTimeout(def, ++order);
 
     def.defineInternal(TASK_QUEUES_CONFIG, Type.LIST, "", Importance.LOW);
     def.defineInternal(TASK_INDEX_CONFIG, Type.INT, 0, Importance.LOW);

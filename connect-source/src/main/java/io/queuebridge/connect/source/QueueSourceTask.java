@@ -1,11 +1,13 @@
 package io.queuebridge.connect.source;
 
+import io.queuebridge.connect.common.RetryBudget;
 import io.queuebridge.connect.source.QueueSourceConfig.ConsumerMode;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.store.QueueStore;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,6 +47,9 @@ import org.slf4j.LoggerFactory;
  *       writes stream progress to the groups. Its failures, and any store failure of the poll
  *       thread, surface from the next {@code poll()}: a {@link RetriableException} (after {@code
  *       queue.retry.backoff.ms}) for transient store errors, a {@link ConnectException} otherwise.
+ *       Transient store errors in a row, with no successful read between them, are retried for
+ *       {@code queue.retry.timeout.ms}; the first one after that fails the task with a {@link
+ *       ConnectException} naming the store and the last error ({@link RetryBudget}).
  *   <li>{@link #stop()} wakes a poll blocked in a wait (workers before Kafka 4 call it from another
  *       thread; newer ones after the last poll) and waits for it to leave before releasing the
  *       store.
@@ -76,6 +81,7 @@ public class QueueSourceTask extends SourceTask {
 
   private final AtomicReference<ConnectException> backgroundFailure = new AtomicReference<>();
   private RuntimeException deferred;
+  private RetryBudget retryBudget;
   private long backoffUntilNanos;
   private int rotation;
 
@@ -94,6 +100,7 @@ public class QueueSourceTask extends SourceTask {
   @Override
   public void start(Map<String, String> props) {
     config = new QueueSourceConfig(props);
+    retryBudget = config.retryBudget(Clock.systemUTC());
     try {
       lease = config.acquireStore();
     } catch (RuntimeException e) {
@@ -259,6 +266,9 @@ public class QueueSourceTask extends SourceTask {
       long deadline = now + config.pollTimeout().toNanos();
       while (!stopping) {
         List<SourceRecord> out = pass();
+        if (deferred == null) {
+          retryBudget.succeeded(); // every queue was read
+        }
         if (!out.isEmpty()) {
           boundaries.polled(out);
           metrics.polled(out.size());
@@ -298,6 +308,13 @@ public class QueueSourceTask extends SourceTask {
   /** Turns a failure into what poll throws, backing off for retriable ones. */
   private ConnectException failed(RuntimeException e) {
     ConnectException c = SourceErrors.toConnect("reading " + byQueue.keySet() + " failed", e);
+    if (c instanceof RetriableException && RetryBudget.isStoreFailure(e)) {
+      ConnectException spent = retryBudget.failed(lease.storage().description(), e);
+      if (spent != null) {
+        log.error("{}", spent.getMessage());
+        return spent;
+      }
+    }
     if (c instanceof RetriableException) {
       backoffUntilNanos = System.nanoTime() + config.retryBackoff().toNanos();
       log.warn(

@@ -6,19 +6,29 @@ import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A test store ({@code queue.store.type=faulty}): a memory store whose consumer-group writes fail
- * with {@link #GROUP_WRITE_FAILURE} while it is set — fault injection at the SPI seam. Stores of
- * one {@code name} are shared through the worker-wide registry like every store.
+ * with {@link #GROUP_WRITE_FAILURE} while it is set, and whose queue reads ({@code readBatch},
+ * {@code tail}, {@code awaitAppend}) fail with {@link #READ_FAILURE} while that is set — fault
+ * injection at the SPI seam. Stores of one {@code name} are shared through the worker-wide registry
+ * like every store.
  */
 public final class FaultyStoreProvider implements QueueStoreProvider {
   /** Thrown by every group write while set. */
   static final AtomicReference<RuntimeException> GROUP_WRITE_FAILURE = new AtomicReference<>();
+
+  /** Thrown by every queue read while set. */
+  static final AtomicReference<RuntimeException> READ_FAILURE = new AtomicReference<>();
+
+  private static final Set<String> READS = Set.of("readBatch", "tail", "awaitAppend");
 
   @Override
   public String name() {
@@ -37,10 +47,26 @@ public final class FaultyStoreProvider implements QueueStoreProvider {
   public Storage open(Map<String, String> config) {
     Storage memory = QueueStores.memory();
     ConsumerGroupStore groups = new FaultyGroups(memory.groups());
+    DurableQueueStore queues =
+        (DurableQueueStore)
+            Proxy.newProxyInstance(
+                DurableQueueStore.class.getClassLoader(),
+                new Class<?>[] {DurableQueueStore.class},
+                (proxy, method, args) -> {
+                  RuntimeException e = READ_FAILURE.get();
+                  if (e != null && READS.contains(method.getName())) {
+                    throw e;
+                  }
+                  try {
+                    return method.invoke(memory.queues(), args);
+                  } catch (InvocationTargetException t) {
+                    throw t.getCause();
+                  }
+                });
     return new Storage() {
       @Override
       public DurableQueueStore queues() {
-        return memory.queues();
+        return queues;
       }
 
       @Override

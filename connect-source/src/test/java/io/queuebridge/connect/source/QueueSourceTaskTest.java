@@ -64,6 +64,7 @@ class QueueSourceTaskTest {
   void tearDown() {
     tasks.forEach(QueueSourceTask::stop);
     FaultyStoreProvider.GROUP_WRITE_FAILURE.set(null);
+    FaultyStoreProvider.READ_FAILURE.set(null);
     if (lease != null) {
       lease.close();
     }
@@ -352,5 +353,67 @@ class QueueSourceTaskTest {
                     .isInstanceOf(ConnectException.class)
                     .isNotInstanceOf(RetriableException.class)
                     .hasMessageContaining("a store that accepts it"));
+  }
+
+  @Test
+  void storeFailuresLongerThanTheRetryBudgetFailThePollNamingTheStoreAndARestartResumes()
+      throws Exception {
+    storeType = "faulty";
+    stream("s");
+    append("s", "0", "1");
+    Map<String, String> props = props("s");
+    props.put(QueueSourceConfig.RETRY_TIMEOUT_MS_CONFIG, "300");
+    QueueSourceTask task = start(props);
+    List<SourceRecord> records = task.poll();
+    assertThat(values(records)).containsExactly("0", "1");
+    records.forEach(r -> task.commitRecord(r, accepted(r)));
+    await("the progress is in the group")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> group("s").committed() == 2);
+
+    FaultyStoreProvider.READ_FAILURE.set(
+        new QueueStoreException("s", "database unreachable [SQLSTATE 08001]", null));
+    long failing = System.nanoTime();
+    List<Throwable> thrown = new ArrayList<>();
+    await("the retry budget is spent")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              try {
+                task.poll();
+              } catch (ConnectException e) {
+                thrown.add(e);
+                return !(e instanceof RetriableException);
+              }
+              return false;
+            });
+    long failedAfterMs = (System.nanoTime() - failing) / 1_000_000;
+    assertThat(failedAfterMs).isGreaterThanOrEqualTo(300);
+    assertThat(thrown.subList(0, thrown.size() - 1))
+        .as("failures within the budget")
+        .isNotEmpty()
+        .allSatisfy(e -> assertThat(e).isInstanceOf(RetriableException.class));
+    assertThat(thrown.get(thrown.size() - 1))
+        .hasMessageStartingWith("giving up on the store faulty:" + storeName + ": ")
+        .hasMessageContaining("queue.retry.timeout.ms=300")
+        .hasMessageEndingWith("Last error: database unreachable [SQLSTATE 08001]");
+    task.stop();
+
+    // the store is back; the restarted task goes on after what Kafka accepted
+    FaultyStoreProvider.READ_FAILURE.set(null);
+    append("s", "2");
+    QueueSourceTask restarted = start(props);
+    List<SourceRecord> later = new ArrayList<>();
+    await("the restarted task reads on")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              List<SourceRecord> got = restarted.poll();
+              if (got != null) {
+                later.addAll(got);
+              }
+              return !later.isEmpty();
+            });
+    assertThat(values(later)).containsExactly("2");
   }
 }
