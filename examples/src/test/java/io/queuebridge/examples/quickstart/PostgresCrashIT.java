@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.queuebridge.core.Header;
-import io.queuebridge.core.Message;
-import io.queuebridge.core.QueueConfig;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
-import io.queuebridge.core.QueueType;
-import io.queuebridge.core.TimestampType;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.QueueType;
+import io.queuebridge.core.message.Header;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.TimestampType;
 import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
