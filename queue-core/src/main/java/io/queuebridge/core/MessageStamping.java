@@ -1,5 +1,6 @@
 package io.queuebridge.core;
 
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueMessageTooLargeException;
 import io.queuebridge.core.message.Header;
@@ -7,7 +8,6 @@ import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.MessageState;
 import io.queuebridge.core.message.PublishRequest;
-import io.queuebridge.core.store.support.Names;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;

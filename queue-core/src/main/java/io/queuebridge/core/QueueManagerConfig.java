@@ -1,11 +1,11 @@
 package io.queuebridge.core;
 
 import io.queuebridge.core.config.AckDurability;
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.config.PeriodicScheduler;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.group.ConsumerRemovedListener;
-import io.queuebridge.core.store.support.Names;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;

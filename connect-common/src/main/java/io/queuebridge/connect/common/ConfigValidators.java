@@ -1,7 +1,7 @@
 package io.queuebridge.connect.common;
 
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.errors.InvalidConfigException;
-import io.queuebridge.core.store.support.Names;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,7 +1,6 @@
 package io.queuebridge.core.config;
 
 import io.queuebridge.core.errors.InvalidConfigException;
-import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,12 +2,12 @@ package io.queuebridge.store.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.errors.StoreClosedException;
 import io.queuebridge.core.errors.StoreNotFoundException;
-import io.queuebridge.core.store.support.Names;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,6 +1,7 @@
 package io.queuebridge.store.postgres;
 
 import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
@@ -9,7 +10,6 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.PendingEntry;
-import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,5 +1,6 @@
 package io.queuebridge.store.postgres;
 
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
@@ -8,7 +9,6 @@ import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
-import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.store.support.QueueConfigCodec;
 import io.queuebridge.core.store.support.StoreChecks;
 import io.queuebridge.core.topic.TopicIndex;

@@ -2,6 +2,7 @@ package io.queuebridge.core.internal.group;
 
 import io.queuebridge.core.config.CursorOption;
 import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.GroupModeMismatchException;
 import io.queuebridge.core.errors.GroupNotFoundException;
@@ -21,7 +22,6 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.store.Storage;
-import io.queuebridge.core.store.support.Names;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

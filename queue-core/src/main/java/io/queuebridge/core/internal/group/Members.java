@@ -2,6 +2,7 @@ package io.queuebridge.core.internal.group;
 
 import io.queuebridge.core.config.CursorOption;
 import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.ConsumerNotFoundException;
@@ -15,7 +16,6 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.QueueStore;
-import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package io.queuebridge.core.store.file;
 
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
@@ -7,7 +8,6 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.PendingEntry;
-import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package io.queuebridge.core.store.file;
 
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueStoreException;
-import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.store.support.QueueConfigCodec;
 import io.queuebridge.core.store.support.QueueLogStore;
 import io.queuebridge.core.store.support.StoreChecks;

@@ -1,10 +1,10 @@
 package io.queuebridge.core.store.file;
 
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.support.GroupTable;
-import io.queuebridge.core.store.support.Names;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,9 +1,9 @@
 package io.queuebridge.core.store.file;
 
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.ConsumerGroupState;
-import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.store.support.ReadOnlyGroupStore;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

@@ -1,5 +1,6 @@
 package io.queuebridge.core.store.file;
 
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.QueueNotFoundException;
@@ -10,7 +11,6 @@ import io.queuebridge.core.errors.StoreNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
-import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.topic.TopicIndex;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;

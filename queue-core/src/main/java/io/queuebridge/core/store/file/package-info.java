@@ -31,8 +31,8 @@
  *       io.queuebridge.core.store.support.QueueConfigCodec}, in the envelope.
  *   <li>Consumer groups ({@code groups/<g>.grp}): an operation log with snapshots, {@code
  *       GroupLog}.
- *   <li>Names: {@link io.queuebridge.core.store.support.Names} (percent-encoding, never an escaping
- *       path component).
+ *   <li>Names: {@link io.queuebridge.core.config.Names} (percent-encoding, never an escaping path
+ *       component).
  * </ul>
  *
  * <p><b>A queue's log</b> ({@code SegmentedLog}) owns one part per job: the segment set and the

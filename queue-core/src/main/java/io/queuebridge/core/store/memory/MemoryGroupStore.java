@@ -1,5 +1,6 @@
 package io.queuebridge.core.store.memory;
 
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.QueueNotFoundException;
@@ -8,7 +9,6 @@ import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.support.GroupTable;
-import io.queuebridge.core.store.support.Names;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.time.Duration;
 import java.time.Instant;

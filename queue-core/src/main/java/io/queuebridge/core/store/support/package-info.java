@@ -16,11 +16,13 @@
  *       read-only, refusing every change with one error and forwarding the reads (memory, file).
  *   <li>{@link io.queuebridge.core.store.support.GroupTable}: one consumer group as mutable state
  *       with the rules of every fine-grained group operation (memory, file).
- *   <li>{@link io.queuebridge.core.store.support.Names}: the naming rules for queue names and group
- *       ids, and their encoding as file names (file, postgres).
  *   <li>{@link io.queuebridge.core.store.support.QueueConfigCodec}: a queue configuration as JSON
  *       (file, postgres).
  * </ul>
+ *
+ * <p>The naming rules for queue names and group ids, and their encoding as file names, are {@link
+ * io.queuebridge.core.config.Names}: a queue configuration checks its name with them, so they sit
+ * below the store packages.
  *
  * <p><b>Why a package of its own.</b> These helpers used to sit in the SPI package (and two in the
  * file store's), public only because another store needed them, which blurred what a store must

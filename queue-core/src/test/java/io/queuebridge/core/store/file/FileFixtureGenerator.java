@@ -148,7 +148,7 @@ public final class FileFixtureGenerator {
   /** The directory of queue {@code name} in the store {@code dir}. */
   static Path queueDir(Path dir, String name) {
     return dir.resolve(FileStorage.QUEUES)
-        .resolve(io.queuebridge.core.store.support.Names.encode("queue name", name));
+        .resolve(io.queuebridge.core.config.Names.encode("queue name", name));
   }
 
   /** The base offsets of the segments of the queue in {@code qdir}, ascending. */

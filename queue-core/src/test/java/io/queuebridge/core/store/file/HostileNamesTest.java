@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.Names;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.store.ConsumerGroupState;
-import io.queuebridge.core.store.support.Names;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

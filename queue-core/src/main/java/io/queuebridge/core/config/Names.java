@@ -1,14 +1,15 @@
-package io.queuebridge.core.store.support;
+package io.queuebridge.core.config;
 
 import io.queuebridge.core.errors.InvalidConfigException;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Support for store implementers: the naming rules every persistent store applies to queue names
- * and group ids, and their encoding as file names. A name that no store could keep as a path
- * component (or that would escape its directory) is refused, so a queue valid in one store is valid
- * in every other.
+ * The naming rules of every store for queue names and group ids (BEHAVIOUR S-NAMES), and their
+ * encoding as file names. {@link QueueConfig#validate()} and the group engine apply the rules, so
+ * every store refuses the same names; the stores use the encoding. A name that no store could keep
+ * as a path component (or that would escape its directory) is refused, so a queue valid in one
+ * store is valid in every other.
  *
  * <p><b>Validation.</b> A name is non-empty, has no control character (NUL, C0, DEL, C1), no
  * unpaired surrogate, and encodes to at most {@link #MAX_ENCODED_BYTES} bytes, so that the longest
@@ -24,8 +25,8 @@ import java.nio.charset.StandardCharsets;
  * <p>Case-insensitive file systems (macOS default, Windows) would map names differing only by case
  * to one directory; the store is meant for Linux and says so.
  *
- * <p>Used by the file store (directory and file names) and the PostgreSQL store (the same rules);
- * not part of the SPI. Stateless and thread-safe.
+ * <p>The encoding is used by the file store (directory and file names); the PostgreSQL store
+ * applies the same rules. Not part of the SPI. Stateless and thread-safe.
  */
 public final class Names {
   /** Longest encoded name, in bytes. */
