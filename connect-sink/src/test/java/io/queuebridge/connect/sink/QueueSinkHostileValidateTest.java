@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Named.named;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.queuebridge.connect.common.HostileConfigValues;
+import io.queuebridge.connect.common.QueueConnectorConfig;
 import io.queuebridge.connect.common.StoreFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,6 +81,11 @@ class QueueSinkHostileValidateTest {
           "abc",
           "");
 
+  /** {@code -1} is a setting of its own for the retry budget: retry for ever. */
+  private static boolean isASetting(String key, String value) {
+    return key.equals(QueueConnectorConfig.RETRY_TIMEOUT_MS_CONFIG) && value.equals("-1");
+  }
+
   static Stream<Arguments> numbers() {
     return HostileConfigValues.numberCases(QueueSinkConfig.CONFIG_DEF, Set.of());
   }
@@ -88,7 +94,7 @@ class QueueSinkHostileValidateTest {
   @MethodSource("numbers")
   void aHostileNumberIsRefusedOnItsKeyOrAcceptedByTheTaskToo(String key, String value) {
     Map<String, List<String>> errors = validate(key, value);
-    if (NEVER_A_VALID_NUMBER.contains(value) || !errors.isEmpty()) {
+    if ((NEVER_A_VALID_NUMBER.contains(value) && !isASetting(key, value)) || !errors.isEmpty()) {
       assertRefusedOnItsKey(errors, key, value);
     } else {
       Map<String, String> p = props();
