@@ -110,6 +110,7 @@ public final class QueueManager {
   private final ManagerLifecycle lifecycle;
   private final QueueAdministration administration;
   private final PublishRouter router;
+  private final Deduplication deduplication = new Deduplication();
   private final TopicCapture capture;
   private final DurableStreamWriter durableStreams;
   private final ContractRegistry registry;
@@ -194,10 +195,18 @@ public final class QueueManager {
         new QueueAdministration(state, queues, registry, deliveryHook, consumerGroups);
     this.router =
         new PublishRouter(
-            state, storage, queues, administration, clock, deliveryHook, config.ackDurability());
+            state,
+            storage,
+            queues,
+            administration,
+            clock,
+            deliveryHook,
+            config.ackDurability(),
+            deduplication);
     this.capture = new TopicCapture(state, queues, captureDispatcher, router);
     this.durableStreams =
-        new DurableStreamWriter(state, storage, queues, registry, clock, deliveryHook);
+        new DurableStreamWriter(
+            state, storage, queues, registry, clock, deliveryHook, deduplication);
     this.redrive = new DeadLetterRedrive(state, queues, administration, durableStreams, clock);
     this.subscriptions =
         new Subscriptions(
@@ -283,7 +292,8 @@ public final class QueueManager {
         captureDispatcher.failures(),
         captureDispatcher.dropped(),
         consumerGroups.metrics(),
-        delivery.metrics());
+        delivery.metrics(),
+        deduplication.duplicatesRefused());
   }
 
   // ------------------------------------------------------------------------------------------

@@ -41,6 +41,8 @@ final class SegmentedLog implements QueueLog {
   private final LogReader reader;
   private final LogRetention retention;
   private final Object signal = new Object();
+  private final io.queuebridge.core.store.support.DedupIndex dedup =
+      new io.queuebridge.core.store.support.DedupIndex(this);
   private volatile int waiters;
 
   private SegmentedLog(SegmentSet segments, LogEnv env, StickyFailure sticky) {
@@ -136,6 +138,11 @@ final class SegmentedLog implements QueueLog {
     segments.checkOpen();
     long h = segments.head();
     return segments.tail() - h;
+  }
+
+  @Override
+  public io.queuebridge.core.store.support.DedupIndex dedupIndex() {
+    return dedup;
   }
 
   /**
