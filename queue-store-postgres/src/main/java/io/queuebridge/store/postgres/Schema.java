@@ -122,6 +122,15 @@ final class Schema {
               + " registered_n int NOT NULL, heartbeat_s bigint NOT NULL,"
               + " heartbeat_n int NOT NULL, PRIMARY KEY (queue_id, group_id, consumer_id))");
     }
+    if (to == 2) {
+      return List.of(
+          "CREATE TABLE "
+              + s
+              + ".dedup (queue_id bigint NOT NULL, dedup_id text NOT NULL, off bigint NOT NULL,"
+              + " created_s bigint NOT NULL, created_n int NOT NULL,"
+              + " PRIMARY KEY (queue_id, dedup_id))",
+          "CREATE INDEX dedup_created ON " + s + ".dedup (queue_id, created_s, created_n)");
+    }
     throw new IllegalArgumentException("no migration to version " + to);
   }
 

@@ -95,9 +95,13 @@ class PostgresFixtureTest {
     try (Connection c = db.connect()) {
       assertThat(PostgresFixtureGenerator.versions(c, SCHEMA))
           .isEqualTo(manifest.formats())
-          .containsEntry("schema_version (table)", Schema.VERSION)
+          .containsEntry("schema_version (table)", 1)
           .containsEntry("message body (messages.body)", (int) MessageCodec.VERSION);
     }
+    assertThat(Schema.READ_ONLY_FROM)
+        .as("a read-only open reads the fixture's schema version as it is")
+        .isLessThanOrEqualTo(1);
+    assertThat(Schema.VERSION).as("a writable open migrates it").isGreaterThanOrEqualTo(1);
   }
 
   @Test
