@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Support for store implementers: one queue's remembered deduplication ids (BEHAVIOUR Q-DEDUP) for
@@ -18,8 +19,10 @@ import java.util.Map;
  * <p><b>Loading.</b> Built lazily, at the first deduplicated append after the store opened, from
  * the log itself: the messages from {@link QueueLog#timeOffset} of the window start to the tail
  * that carry {@link MessageProperties#DEDUP_ID}. A persistent log therefore remembers, after a
- * reopen or a crash, the ids of every message it kept, without a file of its own; the time lookup
- * bounds the read to the window (a coarse answer only reads a little more).
+ * reopen or a crash, the ids of every message it kept; the time lookup bounds the read to the
+ * window (a coarse answer only reads a little more). The ids of messages a truncation removed come
+ * from what the store saved before truncating ({@link #rememberedBelow}), handed back through the
+ * {@code persisted} supplier.
  *
  * <p><b>Atomicity.</b> {@link #append} reserves the id under the index's monitor, appends outside
  * it (so concurrent appends of different ids still share group commits) and records the offset; a
@@ -50,13 +53,66 @@ public final class DedupIndex {
     }
   }
 
+  /**
+   * An id remembered from a message the log may no longer hold, as a store persists it before a
+   * truncation ({@link #rememberedBelow}) and hands it back at the next load.
+   *
+   * @param id the deduplication id
+   * @param offset where its message was stored
+   * @param createdAt its message's creation time
+   */
+  public record Remembered(String id, long offset, Instant createdAt) {}
+
   private final QueueLog log;
+  private final Supplier<List<Remembered>> persisted;
   private final LinkedHashMap<String, Entry> byId = new LinkedHashMap<>();
   private boolean loaded; // guarded by this
 
   /** The index of {@code log}, loaded from it at the first {@link #append}. */
   public DedupIndex(QueueLog log) {
+    this(log, List::of);
+  }
+
+  /**
+   * The index of {@code log}, loaded at the first {@link #append} from {@code persisted} (ids of
+   * messages truncated away, which the store saved, in the order it saved them) and then from the
+   * log.
+   */
+  public DedupIndex(QueueLog log, Supplier<List<Remembered>> persisted) {
     this.log = log;
+    this.persisted = persisted;
+  }
+
+  /** Whether the index was loaded (a deduplicated append or {@link #ensureLoaded} ran). */
+  public synchronized boolean loaded() {
+    return loaded;
+  }
+
+  /**
+   * Loads the index now if it was not, keeping the ids of messages created at or after {@code
+   * windowStart}: for a store that must save what a truncation removes before any deduplicated
+   * append ran; pass a start no later than any window a later append may use.
+   */
+  public synchronized void ensureLoaded(Instant windowStart) {
+    if (!loaded) {
+      load(windowStart);
+      loaded = true;
+    }
+  }
+
+  /**
+   * The remembered ids whose message lies below {@code offset} (stored appends only, not the ones
+   * under way), in the index's order: what a store saves before truncating to {@code offset}.
+   */
+  public synchronized List<Remembered> rememberedBelow(long offset) {
+    List<Remembered> out = new java.util.ArrayList<>();
+    for (Map.Entry<String, Entry> e : byId.entrySet()) {
+      long at = e.getValue().offset;
+      if (at != PENDING && at < offset) {
+        out.add(new Remembered(e.getKey(), at, e.getValue().createdAt));
+      }
+    }
+    return out;
   }
 
   /**
@@ -138,6 +194,14 @@ public final class DedupIndex {
   }
 
   private void load(Instant windowStart) {
+    for (Remembered r : persisted.get()) {
+      if (!r.createdAt().isBefore(windowStart)) {
+        Entry e = new Entry(r.createdAt());
+        e.offset = r.offset();
+        byId.remove(r.id());
+        byId.put(r.id(), e);
+      }
+    }
     long next = Math.max(log.head(), log.timeOffset(windowStart));
     while (true) {
       List<Message> batch = log.readBatch(next, LOAD_BATCH);

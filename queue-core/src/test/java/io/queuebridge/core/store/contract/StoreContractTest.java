@@ -153,15 +153,6 @@ public abstract class StoreContractTest {
   }
 
   /**
-   * Whether the store remembers, after a close and reopen, the deduplication id of a message that
-   * truncation removed (BEHAVIOUR Q-DEDUP). Default {@link #persistent()}; the file store rebuilds
-   * its ids from the messages it still holds and answers false.
-   */
-  protected boolean remembersTruncatedIdsAfterReopen() {
-    return persistent();
-  }
-
-  /**
    * Opens read-only ({@link io.queuebridge.core.store.QueueStoreProvider#openReadOnly}) the store
    * that {@link #openStorage} opens on {@code dir}, beside the writer the kit keeps open there. For
    * a directory on which no store was ever opened it must throw {@link StoreNotFoundException} and
@@ -2470,21 +2461,41 @@ public abstract class StoreContractTest {
   }
 
   @Test
-  void aReopenedStoreRemembersTheIdOfATruncatedOriginalWhenItSaysSo() throws Exception {
+  void aReopenedStoreRemembersTheIdOfATruncatedOriginal() throws Exception {
     assumePersistent();
-    queues().createQueue(QueueConfig.durable("q").build());
+    queues().createQueue(QueueConfig.durable("q").dedupWindow(WINDOW).build());
     assertThat(appendDedup("q", "first", "id", T0)).isEqualTo(AppendResult.stored(0));
-    queues().appendBatch("q", List.of(message("v1", T0), message("v2", T0)));
-    queues().truncate("q", 2);
+    assertThat(appendDedup("q", "second", "id-2", T0)).isEqualTo(AppendResult.stored(1));
+    queues().appendBatch("q", List.of(message("v2", T0), message("v3", T0)));
+    queues().truncate("q", 3);
     reopen();
-    AppendResult retry = appendDedup("q", "retry", "id", T0.plusSeconds(5));
-    if (remembersTruncatedIdsAfterReopen()) {
-      assertThat(retry).isEqualTo(AppendResult.duplicateOf(0));
-      assertThat(queues().tail("q")).isEqualTo(3);
-    } else {
-      assertThat(retry).as("forgotten with its message").isEqualTo(AppendResult.stored(3));
-      assertThat(utf8(queues().read("q", 3))).isEqualTo("retry");
-    }
+    assertThat(appendDedup("q", "retry", "id", T0.plusSeconds(5)))
+        .isEqualTo(AppendResult.duplicateOf(0));
+    assertThat(appendDedup("q", "retry", "id-2", T0.plusSeconds(5)))
+        .isEqualTo(AppendResult.duplicateOf(1));
+    assertThat(queues().tail("q")).isEqualTo(4);
+    queues().truncate("q", 4);
+    reopen();
+    assertThat(appendDedup("q", "again", "id", T0.plusSeconds(6)))
+        .as("truncated twice, reopened twice")
+        .isEqualTo(AppendResult.duplicateOf(0));
+    assertThat(appendDedup("q", "later", "id", T0.plus(WINDOW).plusSeconds(1)))
+        .as("past the window")
+        .isEqualTo(AppendResult.stored(4));
+  }
+
+  @Test
+  void aTruncationBeforeAnyDeduplicatedAppendSinceTheOpenStillKeepsTheIds() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").dedupWindow(WINDOW).build());
+    assertThat(appendDedup("q", "first", "id", T0)).isEqualTo(AppendResult.stored(0));
+    queues().append("q", message("v1", T0.plusSeconds(1)));
+    reopen();
+    queues().truncate("q", 2); // the retention pass of a restarted process
+    reopen();
+    assertThat(appendDedup("q", "retry", "id", T0.plusSeconds(10)))
+        .isEqualTo(AppendResult.duplicateOf(0));
+    assertThat(queues().tail("q")).isEqualTo(2);
   }
 
   @Test

@@ -38,10 +38,4 @@ class FileStoreContractTest extends StoreContractTest {
   protected boolean exactTruncation() {
     return true;
   }
-
-  /** The file store rebuilds its ids from the messages it holds (BEHAVIOUR Q-DEDUP). */
-  @Override
-  protected boolean remembersTruncatedIdsAfterReopen() {
-    return false;
-  }
 }

@@ -45,10 +45,4 @@ class FileStoreSmallSegmentsContractTest extends StoreContractTest {
   protected boolean exactTruncation() {
     return true;
   }
-
-  /** The file store rebuilds its ids from the messages it holds (BEHAVIOUR Q-DEDUP). */
-  @Override
-  protected boolean remembersTruncatedIdsAfterReopen() {
-    return false;
-  }
 }
