@@ -125,6 +125,37 @@ class PostgresFixtureTest {
   }
 
   @Test
+  void aWritableOpenMigratesTheVersionOneSchemaAndItsQueuesDeduplicate() throws Exception {
+    PostgresTestDatabase db = restored();
+    try (Storage s = QueueStores.open("postgres", db.config(SCHEMA))) {
+      long tail = s.queues().tail("orders");
+      java.time.Instant now = java.time.Instant.parse("2026-01-01T00:00:00Z");
+      io.queuebridge.core.message.Message m =
+          io.queuebridge.core.message.Message.builder()
+              .topic("orders/1")
+              .value(new byte[] {7})
+              .property(io.queuebridge.core.message.MessageProperties.DEDUP_ID, "after-migration")
+              .createdAt(now)
+              .build();
+      java.time.Instant start = now.minusSeconds(60);
+      assertThat(s.queues().appendDeduplicated("orders", m, start))
+          .isEqualTo(io.queuebridge.core.store.AppendResult.stored(tail));
+      assertThat(s.queues().appendDeduplicated("orders", m, start))
+          .isEqualTo(io.queuebridge.core.store.AppendResult.duplicateOf(tail));
+      assertThat(s.queues().tail("orders")).isEqualTo(tail + 1);
+    }
+    try (Connection c = db.connect()) {
+      assertThat(PostgresFixtureGenerator.versions(c, SCHEMA))
+          .containsEntry("schema_version (table)", Schema.VERSION);
+    }
+    try (Storage s = QueueStores.provider("postgres").openReadOnly(db.config(SCHEMA))) {
+      long last = s.queues().tail("orders") - 1;
+      assertThat(s.queues().read("orders", last).properties())
+          .containsEntry(io.queuebridge.core.message.MessageProperties.DEDUP_ID, "after-migration");
+    }
+  }
+
+  @Test
   void aMessageBodyOfANewerFormatIsRefusedNamingTheStoreTheOffsetAndBothVersions()
       throws Exception {
     PostgresTestDatabase db = restored();
