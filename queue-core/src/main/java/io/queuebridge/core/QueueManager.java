@@ -462,6 +462,10 @@ public final class QueueManager {
    * manager's. {@code FSYNC} on a durable queue appends with a durability barrier and returns only
    * after it; ephemeral queues never sync. Blocks for the appends and barriers.
    *
+   * <p>Deduplication (BEHAVIOUR Q-DEDUP): a request with a {@link PublishRequest#deduplicationId()
+   * deduplication id} stores nothing in a target whose {@code dedupWindow} is on and remembers the
+   * id from a message created within the window; that counts one {@code duplicatesRefused}.
+   *
    * <p>Every target is attempted. If any fails, the first failure is thrown with the others added
    * as suppressed exceptions; the targets that succeeded keep the message. A request that resolves
    * to no target at all (every named target unknown) succeeds and writes nothing.
@@ -485,7 +489,8 @@ public final class QueueManager {
    * limits and acknowledgement policy apply, and the call blocks for the append (and the barrier,
    * under {@code FSYNC}). For writers that address one work queue, such as a job driver.
    *
-   * @return the message's offset
+   * @return the message's offset; for a duplicate (BEHAVIOUR Q-DEDUP) the offset of the message its
+   *     deduplication id was first stored with, nothing being stored
    * @throws QueueNotFoundException if there is no such queue
    * @throws InvalidConfigException if the topic is not a valid topic name
    * @throws QueueMessageTooLargeException if the message is over the queue's maximum size
@@ -559,7 +564,10 @@ public final class QueueManager {
    * The contract is copied out of the registry under a brief read lock, never held during I/O.
    * Blocks for the append and the barrier (shared with concurrent callers by group commit).
    *
-   * @return the message's offset
+   * <p>Deduplication (BEHAVIOUR Q-DEDUP) applies as in {@link #publishTo}; the batch variants
+   * refuse a request with a deduplication id.
+   *
+   * @return the message's offset, or for a duplicate the offset its id was first stored with
    * @throws QueueStoreException if the append or the barrier failed: do not acknowledge
    * @throws InterruptedException if interrupted before the append started (nothing written)
    * @throws IllegalStateException after {@link #stop()}

@@ -105,6 +105,29 @@ class DedupPublishTest {
   }
 
   @Test
+  void aPurgedOriginalStillBlocksItsIdAfterTheFileStoreIsReopened() throws Exception {
+    Storage first = QueueStores.file(dir.resolve("store"));
+    QueueManager m = manager(first, AckDurability.FSYNC);
+    m.createQueue(QueueConfig.durable("jobs").build());
+    m.updateQueue(m.getQueue("jobs").toBuilder().dedupWindow(WINDOW).build());
+    assertThat(m.publishTo("jobs", withId("jobs", "run", "job-1"))).isZero();
+    assertThat(m.publishTo("jobs", withId("jobs", "run", "job-2"))).isEqualTo(1);
+    assertThat(m.purgeQueue("jobs")).isEqualTo(2); // consumed and gone
+    m.stop();
+    managers.remove(m);
+    first.close();
+
+    clock.advance(Duration.ofMinutes(1));
+    Storage second = store("file");
+    QueueManager again = manager(second, AckDurability.FSYNC);
+    assertThat(again.publishTo("jobs", withId("jobs", "retry", "job-1"))).isZero();
+    assertThat(again.publishTo("jobs", withId("jobs", "retry", "job-2"))).isEqualTo(1);
+    assertThat(second.queues().tail("jobs")).isEqualTo(2);
+    assertThat(again.metrics().duplicatesRefused()).isEqualTo(2);
+    assertThat(again.publishTo("jobs", withId("jobs", "new", "job-3"))).isEqualTo(2);
+  }
+
+  @Test
   void topicPublishDeduplicatesOnTheQueuesWithAWindowAndStoresPlainlyOnTheOthers()
       throws Exception {
     Storage s = store("memory");

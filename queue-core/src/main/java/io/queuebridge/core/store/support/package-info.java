@@ -18,6 +18,8 @@
  *       with the rules of every fine-grained group operation (memory, file).
  *   <li>{@link io.queuebridge.core.store.support.Names}: the naming rules for queue names and group
  *       ids, and their encoding as file names (file, postgres).
+ *   <li>{@link io.queuebridge.core.store.support.DedupIndex}: one queue's remembered deduplication
+ *       ids behind {@code appendDeduplicated}, loaded from the log (memory, file).
  *   <li>{@link io.queuebridge.core.store.support.QueueConfigCodec}: a queue configuration as JSON
  *       (file, postgres).
  * </ul>
