@@ -3,6 +3,7 @@ package io.queuebridge.core;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.config.AckDurability;
 import io.queuebridge.core.config.QueueConfig;
@@ -142,6 +143,26 @@ class DedupPublishTest {
         .as("the id is kept where the window is off")
         .containsEntry(MessageProperties.DEDUP_ID, "id-1");
     assertThat(m.metrics().duplicatesRefused()).isEqualTo(1);
+  }
+
+  @Test
+  void topicCaptureDeduplicatesOnItsWorkers() throws Exception {
+    Storage s = store("memory");
+    QueueManager m =
+        new QueueManager(s, QueueManagerConfig.builder().clock(clock).captureWorkers(1).build());
+    managers.add(m);
+    m.start();
+    m.createQueue(QueueConfig.durable("audit").topics("sensors/#").dedupWindow(WINDOW).build());
+    m.publishToMatchingQueues(withId("sensors/1", "a", "reading-1"));
+    m.publishToMatchingQueues(withId("sensors/1", "b", "reading-1"));
+    m.publishToMatchingQueues(withId("sensors/1", "c", "reading-2"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(values(s, "audit")).containsExactly("a", "c"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(m.metrics().duplicatesRefused()).isEqualTo(1));
+    assertThat(m.metrics().captureFailures()).isZero();
   }
 
   @Test
