@@ -70,6 +70,7 @@ final class DescribeCommand extends StoreCommand {
       long maxDepth,
       long deliveryTimeoutMs,
       String ackDurability,
+      long dedupWindowMs,
       Long expiresAfterMs,
       Retry retryPolicy,
       DeadLetters deadLetterQueue,
@@ -100,6 +101,13 @@ final class DescribeCommand extends StoreCommand {
       {"Delivery timeout", Text.duration(Duration.ofMillis(d.deliveryTimeoutMs()))},
       {"Retry policy", retry(d.retryPolicy())},
       {"Ack durability", d.ackDurability()},
+      {
+        "Dedup window",
+        d.dedupWindowMs() == 0
+            ? "off"
+            : Text.duration(Duration.ofMillis(d.dedupWindowMs()))
+                + " (a publish's deduplication id is stored once within it)"
+      },
       {
         "Expires after",
         d.expiresAfterMs() == null
@@ -159,6 +167,7 @@ final class DescribeCommand extends StoreCommand {
         q.maxDepth(),
         q.deliveryTimeout().toMillis(),
         q.ackDurability().name().toLowerCase(Locale.ROOT),
+        q.dedupWindow().toMillis(),
         q.durable() ? null : q.expiresAfter().toMillis(),
         new Retry(
             p.maxRetries(),

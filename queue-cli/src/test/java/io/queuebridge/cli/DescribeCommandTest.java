@@ -35,6 +35,7 @@ Max depth:          100000
 Delivery timeout:   30s
 Retry policy:       10 retries, backoff 5s x2.0 up to 5m, give up after 1d
 Ack durability:     default
+Dedup window:       off
 Expires after:      - (durable)
 Dead-letter queue:  $dlq/jobs (1 message)
 Head:               0 (accepted 2025-01-31T09:00:00Z)
@@ -62,6 +63,8 @@ workers  queue  5       1          5    3        1            2          50m00s
           .contains("Retention:          max age 7d, max bytes none, max messages none\n")
           .contains("Max message size:   1048576 bytes\n")
           .contains("Message TTL:        0 (never expires)\n")
+          .contains(
+              "Dedup window:       5m (a publish's deduplication id is stored once within it)\n")
           .contains("Dead-letter queue:  $dlq/orders (not created yet: no dead letters)\n")
           .contains("Head:               0 (accepted 2025-01-31T09:03:20Z)\n")
           .contains(
@@ -91,6 +94,7 @@ workers  queue  5       1          5    3        1            2          50m00s
       assertThat(d.get("name").asText()).isEqualTo("jobs");
       assertThat(d.get("protected").asBoolean()).isFalse();
       assertThat(d.get("messageTtlMs").asLong()).isEqualTo(7 * 86_400_000L);
+      assertThat(d.get("dedupWindowMs").asLong()).as("off").isZero();
       assertThat(d.get("head").asLong()).isZero();
       assertThat(d.get("tail").asLong()).isEqualTo(6);
       assertThat(d.get("headCreatedAt").asText()).isEqualTo("2025-01-31T09:00:00Z");

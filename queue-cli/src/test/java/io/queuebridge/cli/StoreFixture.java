@@ -76,6 +76,7 @@ final class StoreFixture {
             .retention(new RetentionPolicy(Duration.ofDays(7), 0, 0))
             .maxMessageSize(1_048_576)
             .messageTtl(Duration.ZERO)
+            .dedupWindow(Duration.ofMinutes(5))
             .build());
     log.append("orders", order(0, utf8("order-0"), utf8("{\"id\":0}")));
     log.append("orders", order(1, utf8("order-1"), new byte[] {0, 1, 2, (byte) 0xff}));

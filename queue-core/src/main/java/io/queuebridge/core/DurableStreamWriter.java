@@ -11,6 +11,7 @@ import io.queuebridge.core.errors.QueueNotReservedException;
 import io.queuebridge.core.errors.QueueNotStreamException;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.PublishRequest;
+import io.queuebridge.core.store.AppendResult;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
 import java.time.Clock;
@@ -38,6 +39,7 @@ final class DurableStreamWriter {
   private final ContractRegistry registry;
   private final Clock clock;
   private final DeliveryHook deliveryHook;
+  private final Deduplication dedup;
 
   DurableStreamWriter(
       LifecycleState state,
@@ -45,8 +47,10 @@ final class DurableStreamWriter {
       DurableQueueStore queues,
       ContractRegistry registry,
       Clock clock,
-      DeliveryHook deliveryHook) {
+      DeliveryHook deliveryHook,
+      Deduplication dedup) {
     this.state = state;
+    this.dedup = dedup;
     this.storage = storage;
     this.queues = queues;
     this.registry = registry;
@@ -65,10 +69,19 @@ final class DurableStreamWriter {
     if (Thread.interrupted()) {
       throw new InterruptedException("interrupted before the append to " + queue);
     }
-    Message message = MessageStamping.stamp(base, stored, clock.instant());
+    Instant now = clock.instant();
+    Message message = MessageStamping.stamp(base, stored, now);
     long offset;
     try {
-      offset = queues.appendAndSync(queue, message);
+      if (Deduplication.applies(stored, message)) {
+        AppendResult result = dedup.append(queues, stored, message, now, true);
+        if (result.duplicate()) {
+          return result.offset();
+        }
+        offset = result.offset();
+      } else {
+        offset = queues.appendAndSync(queue, message);
+      }
     } catch (RuntimeException e) {
       throw StoreErrors.wrap(queue, "durable append to queue " + queue, e);
     }
@@ -162,7 +175,19 @@ final class DurableStreamWriter {
       throws InterruptedException {
     List<Message> bases = new ArrayList<>(batch.size());
     for (PublishRequest request : batch) {
-      Message base = MessageStamping.normalise(Objects.requireNonNull(request, "batch element"));
+      Objects.requireNonNull(request, "batch element");
+      if (!request.deduplicationId().isEmpty()) {
+        throw new IllegalArgumentException(
+            "batch publish to queue "
+                + queue
+                + ": request "
+                + bases.size()
+                + " has deduplicationId '"
+                + request.deduplicationId()
+                + "'; expected none (deduplication applies to single publishes only,"
+                + " BEHAVIOUR Q-DEDUP)");
+      }
+      Message base = MessageStamping.normalise(request);
       MessageStamping.checkSize(stored, base.size());
       bases.add(base);
     }

@@ -28,13 +28,16 @@ final class MessageStamping {
 
   /**
    * The request as an un-appended message with normalised properties: reserved names removed,
-   * {@code x-client-id} added when the request has a client id. Key, value and headers are shared
-   * with the immutable request; {@link #stamp} copies them per target.
+   * {@code x-client-id} added when the request has a client id, {@code x-dedup-id} when it has a
+   * deduplication id (BEHAVIOUR Q-DEDUP). Key, value and headers are shared with the immutable
+   * request; {@link #stamp} copies them per target.
    */
   static Message normalise(PublishRequest request) {
     checkStrings(request);
     Map<String, String> user = request.properties();
-    if (request.clientId().isEmpty() && !request.hasReservedProperty()) {
+    if (request.clientId().isEmpty()
+        && request.deduplicationId().isEmpty()
+        && !request.hasReservedProperty()) {
       return request.asMessage(); // nothing to change; the request's message is immutable
     }
     Map<String, String> props = new LinkedHashMap<>(Math.max(4, user.size() * 2));
@@ -45,6 +48,9 @@ final class MessageStamping {
     }
     if (!request.clientId().isEmpty()) {
       props.put(MessageProperties.CLIENT_ID, request.clientId());
+    }
+    if (!request.deduplicationId().isEmpty()) {
+      props.put(MessageProperties.DEDUP_ID, request.deduplicationId());
     }
     Message m = request.asMessage();
     return m.toBuilder().topic(request.topic()).properties(props).buildOwned();

@@ -9,10 +9,12 @@ import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.PublishRequest;
+import io.queuebridge.core.store.AppendResult;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -41,6 +43,7 @@ final class PublishRouter {
   private final Clock clock;
   private final DeliveryHook deliveryHook;
   private final AckDurability defaultAckDurability;
+  private final Deduplication dedup;
 
   /**
    * A router acknowledging with {@code ackDurability} by default; if that is {@code FSYNC} but the
@@ -53,8 +56,10 @@ final class PublishRouter {
       QueueAdministration administration,
       Clock clock,
       DeliveryHook deliveryHook,
-      AckDurability ackDurability) {
+      AckDurability ackDurability,
+      Deduplication dedup) {
     this.state = state;
+    this.dedup = dedup;
     this.storage = storage;
     this.queues = queues;
     this.administration = administration;
@@ -194,7 +199,9 @@ final class PublishRouter {
 
   /**
    * The per-target append of publish and capture: limits, then the acknowledgement policy
-   * (BEHAVIOUR Q-PUB, L-LIMITS, Q-ACK).
+   * (BEHAVIOUR Q-PUB, L-LIMITS, Q-ACK); a message with a deduplication id to a queue whose window
+   * is on goes through the store's deduplicated append (BEHAVIOUR Q-DEDUP) and answers the first
+   * offset for a duplicate.
    */
   long appendTo(QueueConfig target, Message base) throws InterruptedException {
     String name = target.name();
@@ -205,16 +212,20 @@ final class PublishRouter {
         throw new QueueFullException(name, depth, target.maxDepth());
       }
     }
-    Message message = MessageStamping.stamp(base, target, clock.instant());
-    long offset;
-    if (effectiveAckDurability(target) == AckDurability.FSYNC && target.durable()) {
-      if (!queues.supportsDurableSync()) {
-        throw new DurableSyncUnsupportedException(name, storage.description());
-      }
-      offset = queues.appendAndSync(name, message);
-    } else {
-      offset = queues.append(name, message);
+    Instant now = clock.instant();
+    Message message = MessageStamping.stamp(base, target, now);
+    boolean sync = effectiveAckDurability(target) == AckDurability.FSYNC && target.durable();
+    if (sync && !queues.supportsDurableSync()) {
+      throw new DurableSyncUnsupportedException(name, storage.description());
     }
+    if (Deduplication.applies(target, message)) {
+      AppendResult result = dedup.append(queues, target, message, now, sync);
+      if (!result.duplicate()) {
+        deliveryHook.schedule(name);
+      }
+      return result.offset();
+    }
+    long offset = sync ? queues.appendAndSync(name, message) : queues.append(name, message);
     deliveryHook.schedule(name);
     return offset;
   }

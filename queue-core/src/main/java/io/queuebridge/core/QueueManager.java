@@ -110,6 +110,7 @@ public final class QueueManager {
   private final ManagerLifecycle lifecycle;
   private final QueueAdministration administration;
   private final PublishRouter router;
+  private final Deduplication deduplication = new Deduplication();
   private final TopicCapture capture;
   private final DurableStreamWriter durableStreams;
   private final ContractRegistry registry;
@@ -194,10 +195,18 @@ public final class QueueManager {
         new QueueAdministration(state, queues, registry, deliveryHook, consumerGroups);
     this.router =
         new PublishRouter(
-            state, storage, queues, administration, clock, deliveryHook, config.ackDurability());
+            state,
+            storage,
+            queues,
+            administration,
+            clock,
+            deliveryHook,
+            config.ackDurability(),
+            deduplication);
     this.capture = new TopicCapture(state, queues, captureDispatcher, router);
     this.durableStreams =
-        new DurableStreamWriter(state, storage, queues, registry, clock, deliveryHook);
+        new DurableStreamWriter(
+            state, storage, queues, registry, clock, deliveryHook, deduplication);
     this.redrive = new DeadLetterRedrive(state, queues, administration, durableStreams, clock);
     this.subscriptions =
         new Subscriptions(
@@ -283,7 +292,8 @@ public final class QueueManager {
         captureDispatcher.failures(),
         captureDispatcher.dropped(),
         consumerGroups.metrics(),
-        delivery.metrics());
+        delivery.metrics(),
+        deduplication.duplicatesRefused());
   }
 
   // ------------------------------------------------------------------------------------------
@@ -452,6 +462,10 @@ public final class QueueManager {
    * manager's. {@code FSYNC} on a durable queue appends with a durability barrier and returns only
    * after it; ephemeral queues never sync. Blocks for the appends and barriers.
    *
+   * <p>Deduplication (BEHAVIOUR Q-DEDUP): a request with a {@link PublishRequest#deduplicationId()
+   * deduplication id} stores nothing in a target whose {@code dedupWindow} is on and remembers the
+   * id from a message created within the window; that counts one {@code duplicatesRefused}.
+   *
    * <p>Every target is attempted. If any fails, the first failure is thrown with the others added
    * as suppressed exceptions; the targets that succeeded keep the message. A request that resolves
    * to no target at all (every named target unknown) succeeds and writes nothing.
@@ -475,7 +489,8 @@ public final class QueueManager {
    * limits and acknowledgement policy apply, and the call blocks for the append (and the barrier,
    * under {@code FSYNC}). For writers that address one work queue, such as a job driver.
    *
-   * @return the message's offset
+   * @return the message's offset; for a duplicate (BEHAVIOUR Q-DEDUP) the offset of the message its
+   *     deduplication id was first stored with, nothing being stored
    * @throws QueueNotFoundException if there is no such queue
    * @throws InvalidConfigException if the topic is not a valid topic name
    * @throws QueueMessageTooLargeException if the message is over the queue's maximum size
@@ -549,7 +564,10 @@ public final class QueueManager {
    * The contract is copied out of the registry under a brief read lock, never held during I/O.
    * Blocks for the append and the barrier (shared with concurrent callers by group commit).
    *
-   * @return the message's offset
+   * <p>Deduplication (BEHAVIOUR Q-DEDUP) applies as in {@link #publishTo}; the batch variants
+   * refuse a request with a deduplication id.
+   *
+   * @return the message's offset, or for a duplicate the offset its id was first stored with
    * @throws QueueStoreException if the append or the barrier failed: do not acknowledge
    * @throws InterruptedException if interrupted before the append started (nothing written)
    * @throws IllegalStateException after {@link #stop()}

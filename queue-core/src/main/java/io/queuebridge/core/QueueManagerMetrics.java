@@ -19,9 +19,16 @@ import java.util.Objects;
  *     ({@code queues.capture_dropped})
  * @param groups claims, steals, acknowledgements, dead letters and the PEL gauge
  * @param delivery push subscriptions, passes, handler outcomes and dropped triggers
+ * @param duplicatesRefused publishes that stored nothing because their deduplication id was
+ *     remembered within the queue's window, one per queue (BEHAVIOUR Q-DEDUP; {@code
+ *     queues.duplicates_refused})
  */
 public record QueueManagerMetrics(
-    long captureFailures, long captureDropped, GroupMetrics groups, DeliveryMetrics delivery) {
+    long captureFailures,
+    long captureDropped,
+    GroupMetrics groups,
+    DeliveryMetrics delivery,
+    long duplicatesRefused) {
 
   public QueueManagerMetrics {
     Objects.requireNonNull(groups, "groups");

@@ -34,6 +34,12 @@ public final class QueueConfig {
    */
   public static final Duration MAX_DURATION = Duration.ofDays(36_500);
 
+  /**
+   * The longest {@link #dedupWindow()} accepted (BEHAVIOUR Q-DEDUP): a store keeps every id of the
+   * window, so the bound caps that memory.
+   */
+  public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(7);
+
   private final String name;
   private final List<String> topics;
   private final boolean reserved;
@@ -52,6 +58,7 @@ public final class QueueConfig {
   private final Duration deliveryTimeout;
   private final int batchSize;
   private final Duration heartbeatTimeout;
+  private final Duration dedupWindow;
 
   private QueueConfig(Builder b) {
     this.name = b.name;
@@ -72,6 +79,7 @@ public final class QueueConfig {
     this.deliveryTimeout = b.deliveryTimeout;
     this.batchSize = b.batchSize;
     this.heartbeatTimeout = b.heartbeatTimeout;
+    this.dedupWindow = b.dedupWindow;
   }
 
   /** A durable classic queue with the defaults of BEHAVIOUR Q-CONFIG. */
@@ -147,6 +155,12 @@ public final class QueueConfig {
     requireAtMostMax("messageTtl", messageTtl);
     requireAtMostMax("retention.retentionTime", retention.retentionTime());
     requireAtMostMax("expiresAfter", expiresAfter);
+    if (dedupWindow.isNegative() || dedupWindow.compareTo(MAX_DEDUP_WINDOW) > 0) {
+      throw invalid(
+          "dedupWindow",
+          dedupWindow,
+          "between PT0S (off) and MAX_DEDUP_WINDOW (" + MAX_DEDUP_WINDOW + ")");
+    }
     if (!durable && !(expiresAfter.compareTo(Duration.ZERO) > 0)) {
       throw invalid("expiresAfter", expiresAfter, "> 0 for an ephemeral (non-durable) queue");
     }
@@ -256,6 +270,20 @@ public final class QueueConfig {
     return messageTtl;
   }
 
+  /**
+   * How long a publish's deduplication id is remembered (BEHAVIOUR Q-DEDUP): a second publish of
+   * the same id within the window stores nothing and answers the first one's offset. {@link
+   * Duration#ZERO} (the default) turns deduplication off.
+   */
+  public Duration dedupWindow() {
+    return dedupWindow;
+  }
+
+  /** Whether {@link #dedupWindow()} is on (above zero). */
+  public boolean deduplicates() {
+    return dedupWindow.compareTo(Duration.ZERO) > 0;
+  }
+
   /** Visibility timeout of a claimed message (BEHAVIOUR L-LIMITS). */
   public Duration deliveryTimeout() {
     return deliveryTimeout;
@@ -294,7 +322,8 @@ public final class QueueConfig {
         && retention.equals(c.retention)
         && messageTtl.equals(c.messageTtl)
         && deliveryTimeout.equals(c.deliveryTimeout)
-        && heartbeatTimeout.equals(c.heartbeatTimeout);
+        && heartbeatTimeout.equals(c.heartbeatTimeout)
+        && dedupWindow.equals(c.dedupWindow);
   }
 
   @Override
@@ -340,6 +369,8 @@ public final class QueueConfig {
         + batchSize
         + ", heartbeatTimeout="
         + heartbeatTimeout
+        + ", dedupWindow="
+        + dedupWindow
         + "}";
   }
 
@@ -363,6 +394,7 @@ public final class QueueConfig {
     private Duration deliveryTimeout = DEFAULT_DELIVERY_TIMEOUT;
     private int batchSize = DEFAULT_BATCH_SIZE;
     private Duration heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
+    private Duration dedupWindow = Duration.ZERO;
 
     private Builder(String name) {
       this.name = name;
@@ -387,6 +419,7 @@ public final class QueueConfig {
       this.deliveryTimeout = c.deliveryTimeout;
       this.batchSize = c.batchSize;
       this.heartbeatTimeout = c.heartbeatTimeout;
+      this.dedupWindow = c.dedupWindow;
     }
 
     public Builder name(String name) {
@@ -482,6 +515,15 @@ public final class QueueConfig {
 
     public Builder heartbeatTimeout(Duration heartbeatTimeout) {
       this.heartbeatTimeout = Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout");
+      return this;
+    }
+
+    /**
+     * The deduplication window (BEHAVIOUR Q-DEDUP); {@link Duration#ZERO} = off (the default), at
+     * most {@link QueueConfig#MAX_DEDUP_WINDOW}.
+     */
+    public Builder dedupWindow(Duration dedupWindow) {
+      this.dedupWindow = Objects.requireNonNull(dedupWindow, "dedupWindow");
       return this;
     }
 

@@ -22,6 +22,13 @@ public final class MessageProperties {
   /** The publishing client's id, added at publish when the request has one. */
   public static final String CLIENT_ID = "x-client-id";
 
+  /**
+   * The publish's deduplication id (BEHAVIOUR Q-DEDUP), stamped from {@link
+   * PublishRequest#deduplicationId()} when the request has one; the stores find a queue's
+   * remembered ids by it. Reserved: a publisher's raw property of this name is dropped.
+   */
+  public static final String DEDUP_ID = "x-dedup-id";
+
   /** Delivery id {@code <queue>:<offset>}. Reserved. */
   public static final String MESSAGE_ID = "x-message-id";
 
@@ -135,7 +142,8 @@ public final class MessageProperties {
           WORK_COMMITTED_OFFSET,
           WORK_ACKED,
           WORK_GROUP,
-          FORWARD_TARGETS);
+          FORWARD_TARGETS,
+          DEDUP_ID);
 
   /** Whether {@code name} is reserved for the queue. */
   public static boolean isReserved(String name) {

@@ -1,19 +1,28 @@
 package io.queuebridge.core.message;
 
 import io.queuebridge.core.QueueManager;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * What a publisher hands to {@link QueueManager}: a topic, nullable key and value, ordered headers,
- * string properties, an optional record timestamp and the publishing client's id.
+ * string properties, an optional record timestamp, the publishing client's id and an optional
+ * deduplication id (BEHAVIOUR Q-DEDUP).
  *
  * <p>Immutable; arrays and maps are copied when built, so the caller may reuse its buffers
  * (BEHAVIOUR Q-MSG).
  */
 public final class PublishRequest {
+  /**
+   * The longest {@link Builder#deduplicationId deduplication id} accepted, in UTF-8 bytes
+   * (BEHAVIOUR Q-DEDUP).
+   */
+  public static final int MAX_DEDUPLICATION_ID_BYTES = 128;
+
   private final String topic;
+  private final String deduplicationId;
   private final Message payload;
   private final String clientId;
   // Looked at once here, on the publisher's thread, instead of on every append of the request.
@@ -22,6 +31,7 @@ public final class PublishRequest {
   private PublishRequest(Builder b) {
     this.topic = Objects.requireNonNull(b.topic, "topic");
     this.clientId = Objects.requireNonNullElse(b.clientId, "");
+    this.deduplicationId = b.deduplicationId;
     this.payload = b.message.topic(b.topic).build();
     this.reservedProperty = MessageProperties.anyReserved(payload.properties());
   }
@@ -41,6 +51,16 @@ public final class PublishRequest {
 
   public String clientId() {
     return clientId;
+  }
+
+  /**
+   * The deduplication id (BEHAVIOUR Q-DEDUP), or the empty string when the request has none. A
+   * queue whose {@link io.queuebridge.core.config.QueueConfig#dedupWindow() dedupWindow} is on
+   * stores a second request with the same id within the window as nothing and answers the first
+   * one's offset; the id is stored with the message as {@link MessageProperties#DEDUP_ID}.
+   */
+  public String deduplicationId() {
+    return deduplicationId;
   }
 
   /** A copy of the key, or null. */
@@ -92,13 +112,21 @@ public final class PublishRequest {
 
   @Override
   public String toString() {
-    return "PublishRequest{topic=" + topic + ", clientId=" + clientId + ", " + payload + "}";
+    return "PublishRequest{topic="
+        + topic
+        + ", clientId="
+        + clientId
+        + (deduplicationId.isEmpty() ? "" : ", deduplicationId=" + deduplicationId)
+        + ", "
+        + payload
+        + "}";
   }
 
   /** Builds a {@link PublishRequest}. Not thread-safe. */
   public static final class Builder {
     private final String topic;
     private String clientId = "";
+    private String deduplicationId = "";
     // Headers and properties live in the message builder, which copies them only when needed.
     private final Message.Builder message = Message.builder();
 
@@ -143,6 +171,37 @@ public final class PublishRequest {
 
     public Builder clientId(String clientId) {
       this.clientId = clientId;
+      return this;
+    }
+
+    /**
+     * The request's deduplication id (BEHAVIOUR Q-DEDUP): 1 to {@link #MAX_DEDUPLICATION_ID_BYTES}
+     * UTF-8 bytes; null clears it.
+     *
+     * @throws IllegalArgumentException naming the field, the id and the limit if it is empty or
+     *     longer
+     */
+    public Builder deduplicationId(String deduplicationId) {
+      if (deduplicationId == null) {
+        this.deduplicationId = "";
+        return this;
+      }
+      int bytes = deduplicationId.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes == 0 || bytes > MAX_DEDUPLICATION_ID_BYTES) {
+        String shown =
+            deduplicationId.length() > 40
+                ? deduplicationId.substring(0, 40) + "..." // the id itself may be huge
+                : deduplicationId;
+        throw new IllegalArgumentException(
+            "deduplicationId '"
+                + shown
+                + "' is "
+                + bytes
+                + " UTF-8 bytes; expected 1 to "
+                + MAX_DEDUPLICATION_ID_BYTES
+                + " (PublishRequest.MAX_DEDUPLICATION_ID_BYTES)");
+      }
+      this.deduplicationId = deduplicationId;
       return this;
     }
 

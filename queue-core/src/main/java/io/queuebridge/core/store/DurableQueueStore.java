@@ -36,6 +36,22 @@ public interface DurableQueueStore extends QueueStore {
   long appendAndSync(String queue, Message message) throws InterruptedException;
 
   /**
+   * {@link #appendDeduplicated} with the barrier of {@link #appendAndSync}: returns once the stored
+   * message is durable; a duplicate answers the first offset without a barrier of its own (its
+   * message was stored by an append of its own, acknowledged on its own terms).
+   *
+   * @throws InterruptedException if interrupted before the append started (nothing written)
+   * @throws IllegalArgumentException if the message has no (or an empty) deduplication id
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws QueueStoreException if the append or the barrier failed (do not acknowledge)
+   * @throws UnsupportedOperationException if the store cannot deduplicate (this default)
+   */
+  default AppendResult appendDeduplicatedAndSync(
+      String queue, Message message, java.time.Instant windowStart) throws InterruptedException {
+    throw new UnsupportedOperationException("the store " + this + " cannot deduplicate appends");
+  }
+
+  /**
    * Appends a batch at contiguous offsets, merges {@code checkpoints} into the queue's checkpoint
    * map, and returns the first offset once messages and checkpoints are durable together: after a
    * crash either both are present or neither is. Concurrent callers share barriers (group commit);

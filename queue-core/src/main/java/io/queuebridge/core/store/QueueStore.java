@@ -106,6 +106,31 @@ public interface QueueStore extends AutoCloseable {
   long appendBatch(String queue, List<Message> messages);
 
   /**
+   * Appends {@code message} as {@link #append} does unless the queue remembers its deduplication id
+   * (BEHAVIOUR Q-DEDUP), atomically: of concurrent appends of one id, in this process or any other
+   * sharing the store, exactly one stores its message and the others answer its offset.
+   *
+   * <p>The id is the message's {@link io.queuebridge.core.message.MessageProperties#DEDUP_ID}
+   * property, stored with it. A store remembers an id from the message it was stored with, keyed by
+   * queue, for as long as that message's {@link Message#createdAt()} is not before {@code
+   * windowStart}: the caller (the manager, with its clock) passes now minus the queue's window, so
+   * an id older than the window is forgotten and stored anew, and the store may drop such ids at
+   * any time (memory bounded by the window). Ids stay remembered when their message is truncated
+   * away; a persistent store remembers them across close, reopen and crash as far as it keeps the
+   * message itself (an acknowledged append's id is remembered when the append is). Deleting the
+   * queue forgets them.
+   *
+   * @param windowStart ids of messages created before it are forgotten
+   * @return where the message was stored, or the first offset of its id and {@code duplicate}
+   * @throws IllegalArgumentException if the message has no (or an empty) deduplication id
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws UnsupportedOperationException if the store cannot deduplicate (this default)
+   */
+  default AppendResult appendDeduplicated(String queue, Message message, Instant windowStart) {
+    throw new UnsupportedOperationException("the store " + this + " cannot deduplicate appends");
+  }
+
+  /**
    * The message at {@code offset}.
    *
    * @throws OffsetOutOfRangeException if {@code offset < head} or {@code offset >= tail}, or the

@@ -8,6 +8,7 @@ import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.store.AppendResult;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.support.QueueConfigCodec;
 import io.queuebridge.core.store.support.StoreChecks;
@@ -159,7 +160,7 @@ final class PgQueueStore implements DurableQueueStore {
         c -> {
           long id = lockForDeletion(c, name);
           for (String table :
-              new String[] {"messages", "checkpoints", "pending", "consumers", "groups"}) {
+              new String[] {"messages", "checkpoints", "pending", "consumers", "groups", "dedup"}) {
             Db.update(
                 c,
                 "DELETE FROM " + s + "." + table + " WHERE queue_id = ?",
@@ -284,6 +285,109 @@ final class PgQueueStore implements DurableQueueStore {
       listener.wake(queue);
     }
     return first;
+  }
+
+  /**
+   * One transaction of its own (BEHAVIOUR Q-DEDUP): forgets a few ids older than the window
+   * (skipping rows other transactions hold), claims the id's row in {@code dedup} with {@code
+   * INSERT ... ON CONFLICT DO UPDATE ... WHERE} the remembered one is older than the window,
+   * appends and records the offset. A live id's row wins the conflict: nothing is appended and its
+   * offset is the answer. Two processes appending one id meet on the row's lock: the second waits
+   * for the first to commit and then sees its offset. Committed like every append here, so the sync
+   * variant is the same call.
+   */
+  @Override
+  public AppendResult appendDeduplicated(String queue, Message message, Instant windowStart) {
+    Objects.requireNonNull(queue, "queue");
+    String id = StoreChecks.checkDeduplicationId(queue, message);
+    Objects.requireNonNull(windowStart, "windowStart");
+    byte[] body = MessageCodec.encode(message);
+    Instant created = message.createdAt() == null ? windowStart : message.createdAt();
+    AppendResult result =
+        db.writeOwn(
+            queue,
+            c -> {
+              Db.update(
+                  c,
+                  "DELETE FROM "
+                      + s
+                      + ".dedup d USING (SELECT o.queue_id, o.dedup_id FROM "
+                      + s
+                      + ".dedup o JOIN "
+                      + s
+                      + ".queues q ON q.id = o.queue_id WHERE q.name = ? AND o.created_s < ?"
+                      + " LIMIT 256 FOR UPDATE OF o SKIP LOCKED) old"
+                      + " WHERE d.queue_id = old.queue_id AND d.dedup_id = old.dedup_id",
+                  ps -> {
+                    ps.setString(1, queue);
+                    ps.setLong(2, windowStart.getEpochSecond()); // whole seconds before the start
+                  });
+              long queueId = -1;
+              try (PreparedStatement ps =
+                  c.prepareStatement(
+                      "INSERT INTO "
+                          + s
+                          + ".dedup AS d (queue_id, dedup_id, off, created_s, created_n)"
+                          + " SELECT id, ?, -1, ?, ? FROM "
+                          + s
+                          + ".queues WHERE name = ?"
+                          + " ON CONFLICT (queue_id, dedup_id) DO UPDATE SET off = -1,"
+                          + " created_s = EXCLUDED.created_s, created_n = EXCLUDED.created_n"
+                          + " WHERE (d.created_s, d.created_n) < (?, ?) RETURNING queue_id")) {
+                ps.setString(1, id);
+                Db.setInstant(ps, 2, created);
+                ps.setString(4, queue);
+                Db.setInstant(ps, 5, windowStart);
+                try (ResultSet rs = ps.executeQuery()) {
+                  if (rs.next()) {
+                    queueId = rs.getLong(1);
+                  }
+                }
+              }
+              if (queueId < 0) {
+                try (PreparedStatement ps =
+                    c.prepareStatement(
+                        "SELECT d.off FROM "
+                            + s
+                            + ".dedup d JOIN "
+                            + s
+                            + ".queues q ON q.id = d.queue_id WHERE q.name = ? AND d.dedup_id = ?")) {
+                  ps.setString(1, queue);
+                  ps.setString(2, id);
+                  try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                      throw new QueueNotFoundException(queue);
+                    }
+                    return AppendResult.duplicateOf(rs.getLong(1));
+                  }
+                }
+              }
+              long offset =
+                  appendRows(
+                      c, queue, List.of(message), new byte[][] {body}, body.length, Map.of());
+              long qid = queueId;
+              Db.update(
+                  c,
+                  "UPDATE " + s + ".dedup SET off = ? WHERE queue_id = ? AND dedup_id = ?",
+                  ps -> {
+                    ps.setLong(1, offset);
+                    ps.setLong(2, qid);
+                    ps.setString(3, id);
+                  });
+              return AppendResult.stored(offset);
+            });
+    if (!result.duplicate()) {
+      listener.wake(queue);
+    }
+    return result;
+  }
+
+  @Override
+  public AppendResult appendDeduplicatedAndSync(String queue, Message message, Instant windowStart)
+      throws InterruptedException {
+    Objects.requireNonNull(message, "message");
+    StoreChecks.checkNotInterrupted(queue);
+    return appendDeduplicated(queue, message, windowStart);
   }
 
   private long appendRows(

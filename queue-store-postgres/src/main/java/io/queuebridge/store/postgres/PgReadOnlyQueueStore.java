@@ -66,6 +66,18 @@ final class PgReadOnlyQueueStore implements DurableQueueStore {
   }
 
   @Override
+  public io.queuebridge.core.store.AppendResult appendDeduplicated(
+      String queue, Message message, java.time.Instant windowStart) {
+    throw refused("appendDeduplicated", queue);
+  }
+
+  @Override
+  public io.queuebridge.core.store.AppendResult appendDeduplicatedAndSync(
+      String queue, Message message, java.time.Instant windowStart) {
+    throw refused("appendDeduplicatedAndSync", queue);
+  }
+
+  @Override
   public long appendAndSync(String queue, Message message) {
     throw refused("appendAndSync", queue);
   }

@@ -22,8 +22,9 @@ import java.util.TreeSet;
  *
  * <p><b>Read-only opens</b> ({@link #check}) never create or migrate anything: they look the
  * schema, its tables and its version up in the catalog and refuse a schema that is missing, lacks a
- * table, or has another version than this code (a newer one as above; an older one would need the
- * writable open to migrate it first).
+ * table, or has a version this code cannot read: a newer one as above, or one older than {@link
+ * #READ_ONLY_FROM} (which would need the writable open to migrate it first). Version 1 is read as
+ * it is: version 2 only added the table of deduplication ids, which reads never use.
  *
  * <p><b>Layout (version 1).</b> One set of tables per store schema, not per queue, each keyed by
  * the queue's row id ({@code queues.id}, a new id for each incarnation of a name, so a deleted and
@@ -34,13 +35,21 @@ import java.util.TreeSet;
  * topic index and still see other processes' changes). There are no foreign keys: the store deletes
  * dependent rows itself, and appends avoid per-row trigger cost. Instants are two columns (epoch
  * seconds, nanos) so they keep nanoseconds.
+ *
+ * <p><b>Version 2</b> adds {@code dedup} (BEHAVIOUR Q-DEDUP): per queue row id, the deduplication
+ * ids remembered, each with the offset of the message it was first stored with and that message's
+ * creation time, primary key {@code (queue_id, dedup_id)} and an index on {@code (queue_id,
+ * created_s, created_n)} for forgetting the ids older than the window.
  */
 final class Schema {
   /** The layout version this code writes. */
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
-  /** The tables of a schema at {@link #VERSION}, {@code schema_version} included. */
-  static final Set<String> TABLES =
+  /** The oldest version a read-only open reads as it is (without migrating). */
+  static final int READ_ONLY_FROM = 1;
+
+  /** The tables of a schema at version 1, {@code schema_version} included. */
+  private static final Set<String> TABLES_V1 =
       Set.of(
           "schema_version",
           "catalog",
@@ -50,6 +59,20 @@ final class Schema {
           "groups",
           "pending",
           "consumers");
+
+  /** The tables of a schema at {@link #VERSION}, {@code schema_version} included. */
+  static final Set<String> TABLES = union(TABLES_V1, Set.of("dedup"));
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> all = new TreeSet<>(a);
+    all.addAll(b);
+    return Set.copyOf(all);
+  }
+
+  /** The tables of a schema at {@code version} (one this code reads). */
+  static Set<String> tables(int version) {
+    return version == 1 ? TABLES_V1 : TABLES;
+  }
 
   /** Key of the advisory lock that serialises migrations (any schema of any database). */
   private static final long MIGRATION_LOCK = 0x5142_5343_4845_4D41L; // "QBSCHEMA"
@@ -98,6 +121,15 @@ final class Schema {
               + " consumer_id text NOT NULL, client_id text NOT NULL, registered_s bigint NOT NULL,"
               + " registered_n int NOT NULL, heartbeat_s bigint NOT NULL,"
               + " heartbeat_n int NOT NULL, PRIMARY KEY (queue_id, group_id, consumer_id))");
+    }
+    if (to == 2) {
+      return List.of(
+          "CREATE TABLE "
+              + s
+              + ".dedup (queue_id bigint NOT NULL, dedup_id text NOT NULL, off bigint NOT NULL,"
+              + " created_s bigint NOT NULL, created_n int NOT NULL,"
+              + " PRIMARY KEY (queue_id, dedup_id))",
+          "CREATE INDEX dedup_created ON " + s + ".dedup (queue_id, created_s, created_n)");
     }
     throw new IllegalArgumentException("no migration to version " + to);
   }
@@ -223,7 +255,7 @@ final class Schema {
     if (found > VERSION) {
       throw newer(config, found);
     }
-    if (found < VERSION) {
+    if (found < READ_ONLY_FROM) {
       throw new QueueStoreException(
           null,
           "the postgres store "
@@ -231,10 +263,13 @@ final class Schema {
               + " has schema version "
               + found
               + ", older than this Queue Bridge reads ("
+              + READ_ONLY_FROM
+              + " to "
               + VERSION
               + "); a read-only open migrates nothing: open it writable once to migrate it");
     }
-    Set<String> missing = new TreeSet<>(TABLES);
+    Set<String> expected = tables(found);
+    Set<String> missing = new TreeSet<>(expected);
     missing.removeAll(present);
     if (!missing.isEmpty()) {
       throw new StoreNotFoundException(
@@ -246,7 +281,7 @@ final class Schema {
               + " lacks the tables "
               + missing
               + " (expected all of "
-              + new TreeSet<>(TABLES)
+              + new TreeSet<>(expected)
               + ")");
     }
   }

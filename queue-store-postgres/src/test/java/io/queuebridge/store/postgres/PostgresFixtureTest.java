@@ -95,9 +95,13 @@ class PostgresFixtureTest {
     try (Connection c = db.connect()) {
       assertThat(PostgresFixtureGenerator.versions(c, SCHEMA))
           .isEqualTo(manifest.formats())
-          .containsEntry("schema_version (table)", Schema.VERSION)
+          .containsEntry("schema_version (table)", 1)
           .containsEntry("message body (messages.body)", (int) MessageCodec.VERSION);
     }
+    assertThat(Schema.READ_ONLY_FROM)
+        .as("a read-only open reads the fixture's schema version as it is")
+        .isLessThanOrEqualTo(1);
+    assertThat(Schema.VERSION).as("a writable open migrates it").isGreaterThanOrEqualTo(1);
   }
 
   @Test
@@ -117,6 +121,37 @@ class PostgresFixtureTest {
     }
     try (Storage s = QueueStores.open("postgres", db.config(SCHEMA))) {
       FixtureChecks.assertWritesSurvived(s, manifest);
+    }
+  }
+
+  @Test
+  void aWritableOpenMigratesTheVersionOneSchemaAndItsQueuesDeduplicate() throws Exception {
+    PostgresTestDatabase db = restored();
+    try (Storage s = QueueStores.open("postgres", db.config(SCHEMA))) {
+      long tail = s.queues().tail("orders");
+      java.time.Instant now = java.time.Instant.parse("2026-01-01T00:00:00Z");
+      io.queuebridge.core.message.Message m =
+          io.queuebridge.core.message.Message.builder()
+              .topic("orders/1")
+              .value(new byte[] {7})
+              .property(io.queuebridge.core.message.MessageProperties.DEDUP_ID, "after-migration")
+              .createdAt(now)
+              .build();
+      java.time.Instant start = now.minusSeconds(60);
+      assertThat(s.queues().appendDeduplicated("orders", m, start))
+          .isEqualTo(io.queuebridge.core.store.AppendResult.stored(tail));
+      assertThat(s.queues().appendDeduplicated("orders", m, start))
+          .isEqualTo(io.queuebridge.core.store.AppendResult.duplicateOf(tail));
+      assertThat(s.queues().tail("orders")).isEqualTo(tail + 1);
+    }
+    try (Connection c = db.connect()) {
+      assertThat(PostgresFixtureGenerator.versions(c, SCHEMA))
+          .containsEntry("schema_version (table)", Schema.VERSION);
+    }
+    try (Storage s = QueueStores.provider("postgres").openReadOnly(db.config(SCHEMA))) {
+      long last = s.queues().tail("orders") - 1;
+      assertThat(s.queues().read("orders", last).properties())
+          .containsEntry(io.queuebridge.core.message.MessageProperties.DEDUP_ID, "after-migration");
     }
   }
 

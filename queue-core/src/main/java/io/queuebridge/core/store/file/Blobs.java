@@ -51,6 +51,9 @@ final class Blobs {
   /** "QBVF": the sealed segments of a queue verified so far, {@code queue.verified}. */
   static final int VERIFIED_MAGIC = 0x51425646;
 
+  /** "QBDD": the deduplication ids of truncated messages, {@code queue.dedup}. */
+  static final int DEDUP_MAGIC = 0x51424444;
+
   static final int VERSION = 1;
 
   private Blobs() {}

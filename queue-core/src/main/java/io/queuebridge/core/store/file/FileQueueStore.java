@@ -85,6 +85,7 @@ final class FileQueueStore extends QueueLogStore {
           }
           throw e;
         }
+        log.dedupWindow(config.dedupWindow());
         storage.queues.put(
             config.name(), new FileStorage.QueueEntry(config.name(), qdir, log, config));
         storage.index.addQueue(config.name(), config.topics());
@@ -117,6 +118,7 @@ final class FileQueueStore extends QueueLogStore {
             config.name(), "updating queue " + config.name() + " failed: " + ex, ex);
       }
       e.config = config;
+      e.log.dedupWindow(config.dedupWindow());
       storage.index.addQueue(config.name(), config.topics());
     }
   }

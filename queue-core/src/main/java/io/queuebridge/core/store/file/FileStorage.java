@@ -391,6 +391,7 @@ public final class FileStorage implements Storage {
     String name = config.name();
     Files.deleteIfExists(qdir.resolve(QUEUE_CONFIG + ".tmp"));
     SegmentedLog log = SegmentedLog.open(name, qdir, env, report);
+    log.dedupWindow(config.dedupWindow());
     QueueEntry entry = new QueueEntry(name, qdir, log, config);
     Path gdir = entry.groupsDir();
     if (!Files.isDirectory(gdir)) {

@@ -1,9 +1,13 @@
 package io.queuebridge.core.store.file;
 
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.store.support.DedupIndex;
 import io.queuebridge.core.store.support.QueueLog;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,10 +45,16 @@ final class SegmentedLog implements QueueLog {
   private final LogReader reader;
   private final LogRetention retention;
   private final Object signal = new Object();
+  private final LogEnv env;
+  private final DedupIndex dedup;
+  // The queue's deduplication window as configured: a truncation saves the ids it removes when on.
+  private volatile Duration dedupWindow = Duration.ZERO;
   private volatile int waiters;
 
   private SegmentedLog(SegmentSet segments, LogEnv env, StickyFailure sticky) {
     this.segments = segments;
+    this.env = env;
+    this.dedup = new DedupIndex(this, this::savedDedupIds);
     this.writer = new GroupCommitWriter(segments, env, sticky, this::wakeWaiters);
     IndexLoader indexes = new IndexLoader(segments, env);
     this.reader = new LogReader(segments, env, indexes, seg -> seg.deleted);
@@ -138,6 +148,11 @@ final class SegmentedLog implements QueueLog {
     return segments.tail() - h;
   }
 
+  @Override
+  public DedupIndex dedupIndex() {
+    return dedup;
+  }
+
   /**
    * A copy of the checkpoint map as of the last batch written, consistent with what {@link #read}
    * can see: a batch whose barrier failed stays readable until the store is reopened (its messages
@@ -194,10 +209,57 @@ final class SegmentedLog implements QueueLog {
     return OptionalLong.of(segments.bytes());
   }
 
-  /** Exact; see {@link LogRetention#truncate}. */
+  /**
+   * Exact; see {@link LogRetention#truncate}. When the queue deduplicates (or did since the open),
+   * first saves the ids of the messages it removes ({@link DedupSnapshot}), so that they are still
+   * remembered after a restart (BEHAVIOUR Q-DEDUP).
+   */
   @Override
   public void truncate(long minOffset) {
+    Duration window = dedupWindow;
+    if (window.compareTo(Duration.ZERO) > 0 || dedup.loaded()) {
+      saveDedupIdsBelow(minOffset, window);
+    }
     retention.truncate(minOffset);
+  }
+
+  /** Sets the queue's deduplication window (from its configuration: open, create, update). */
+  void dedupWindow(Duration window) {
+    this.dedupWindow = window;
+  }
+
+  private void saveDedupIdsBelow(long minOffset, Duration window) {
+    long head = head();
+    long tail = tail();
+    if (minOffset <= head && !Files.exists(DedupSnapshot.file(segments.dir))) {
+      return; // removes nothing, and nothing saved to keep
+    }
+    if (!dedup.loaded()) {
+      // No deduplicated append since the open: no window start from the manager yet. The newest
+      // message's creation minus the window is no later than any start a later append uses.
+      Instant newest = tail > head ? read(tail - 1).createdAt() : null;
+      Duration keep = window.compareTo(Duration.ZERO) > 0 ? window : QueueConfig.MAX_DEDUP_WINDOW;
+      dedup.ensureLoaded(newest == null ? Instant.MIN : newest.minus(keep));
+    }
+    try {
+      DedupSnapshot.write(env.io(), segments.dir, dedup.rememberedBelow(minOffset));
+    } catch (IOException e) {
+      throw new QueueStoreException(
+          segments.queue,
+          "saving the deduplication ids of queue " + segments.queue + " failed: " + e,
+          e);
+    }
+  }
+
+  private List<DedupIndex.Remembered> savedDedupIds() {
+    try {
+      return DedupSnapshot.read(segments.queue, segments.dir);
+    } catch (IOException e) {
+      throw new QueueStoreException(
+          segments.queue,
+          "reading the deduplication ids of queue " + segments.queue + " failed: " + e,
+          e);
+    }
   }
 
   /**

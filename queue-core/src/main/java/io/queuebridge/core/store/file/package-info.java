@@ -25,6 +25,8 @@
  *       Blobs}.
  *   <li>Logical head ({@code queue.head}): where an exact truncation put the head inside a segment,
  *       {@code LogHead}; absent in stores written before it existed, which open as before.
+ *   <li>Deduplication ids of truncated messages ({@code queue.dedup}): {@code DedupSnapshot};
+ *       absent until a truncation of a queue that deduplicates.
  *   <li>Verified sealed segments ({@code queue.verified}): {@code VerifiedSegments}; absent until
  *       an open verified one, and a hint only (missing or damaged = verify again).
  *   <li>Queue configuration ({@code queue.cfg}): JSON written by {@link

@@ -64,6 +64,8 @@ final class MemoryLog implements QueueLog {
   private long bytesBeforeHead;
   private long retainedBytes; // sum of Message.size() over the retained messages
   private final Map<String, String> checkpoints = new HashMap<>();
+  private final io.queuebridge.core.store.support.DedupIndex dedup =
+      new io.queuebridge.core.store.support.DedupIndex(this);
   private int waiters;
   private volatile Supplier<? extends QueueException> death;
 
@@ -353,6 +355,11 @@ final class MemoryLog implements QueueLog {
     } finally {
       lock.readLock().unlock();
     }
+  }
+
+  @Override
+  public io.queuebridge.core.store.support.DedupIndex dedupIndex() {
+    return dedup;
   }
 
   @Override

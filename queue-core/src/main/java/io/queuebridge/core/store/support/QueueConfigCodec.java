@@ -21,8 +21,11 @@ import java.util.List;
  * store keeps it in (the file store as the payload of {@code queue.cfg}, inside its envelope with
  * magic {@code QBQC}, version 1; the PostgreSQL store in a column). Every field of {@link
  * QueueConfig} is written; durations are ISO-8601 ({@code PT30S}) and instants ISO-8601 UTC, so
- * values round-trip exactly. Reading requires every field (version 1 has them all); unknown fields
- * are ignored. Stateless and thread-safe.
+ * values round-trip exactly. Reading requires every field (version 1 has them all) but {@code
+ * dedupWindow}, added later (BEHAVIOUR Q-DEDUP): it is written only when deduplication is on, and
+ * absent reads as off, so configurations stored before it read unchanged and a queue without
+ * deduplication is stored byte for byte as before. Unknown fields are ignored. Stateless and
+ * thread-safe.
  *
  * <p>One format for every store instead of a copy in each; not part of the SPI.
  */
@@ -71,6 +74,9 @@ public final class QueueConfigCodec {
     n.put("deliveryTimeout", c.deliveryTimeout().toString());
     n.put("batchSize", c.batchSize());
     n.put("heartbeatTimeout", c.heartbeatTimeout().toString());
+    if (c.deduplicates()) {
+      n.put("dedupWindow", c.dedupWindow().toString()); // absent = off, as in earlier releases
+    }
     try {
       return JSON.writeValueAsBytes(n);
     } catch (IOException e) {
@@ -132,6 +138,7 @@ public final class QueueConfigCodec {
           .deliveryTimeout(duration(n, "deliveryTimeout"))
           .batchSize((int) number(n, "batchSize"))
           .heartbeatTimeout(duration(n, "heartbeatTimeout"))
+          .dedupWindow(n.has("dedupWindow") ? duration(n, "dedupWindow") : Duration.ZERO)
           .build();
     } catch (Malformed e) {
       throw e;

@@ -55,6 +55,15 @@ public interface QueueLog {
   long appendBatchAndSync(List<Message> batch, Map<String, String> checkpoints)
       throws InterruptedException;
 
+  /**
+   * The log's remembered deduplication ids ({@link QueueStore#appendDeduplicated}): one index for
+   * the life of the log object, usually {@code new DedupIndex(this)}. The default has none, and the
+   * store's deduplicated appends then throw {@link UnsupportedOperationException}.
+   */
+  default DedupIndex dedupIndex() {
+    throw new UnsupportedOperationException("this log cannot deduplicate appends");
+  }
+
   /** {@link DurableQueueStore#checkpoints}: a copy of the checkpoint map. */
   Map<String, String> checkpoints();
 

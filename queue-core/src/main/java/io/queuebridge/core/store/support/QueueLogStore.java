@@ -1,6 +1,7 @@
 package io.queuebridge.core.store.support;
 
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.store.AppendResult;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
 import java.time.Duration;
@@ -72,6 +73,30 @@ public abstract class QueueLogStore implements DurableQueueStore {
     Map<String, String> cp = StoreChecks.checkCheckpoints(checkpoints);
     StoreChecks.checkNotInterrupted(queue);
     return log(queue).appendBatchAndSync(batch, cp);
+  }
+
+  /** Through the log's {@link QueueLog#dedupIndex()}, then its {@code append}. */
+  @Override
+  public final AppendResult appendDeduplicated(String queue, Message message, Instant windowStart) {
+    String id = StoreChecks.checkDeduplicationId(queue, message);
+    Objects.requireNonNull(windowStart, "windowStart");
+    QueueLog log = log(queue);
+    try {
+      return log.dedupIndex().append(id, message, windowStart, log::append);
+    } catch (InterruptedException e) {
+      throw new IllegalStateException("a plain append cannot be interrupted", e); // not reached
+    }
+  }
+
+  /** Through the log's {@link QueueLog#dedupIndex()}, then its {@code appendAndSync}. */
+  @Override
+  public final AppendResult appendDeduplicatedAndSync(
+      String queue, Message message, Instant windowStart) throws InterruptedException {
+    String id = StoreChecks.checkDeduplicationId(queue, message);
+    Objects.requireNonNull(windowStart, "windowStart");
+    StoreChecks.checkNotInterrupted(queue);
+    QueueLog log = log(queue);
+    return log.dedupIndex().append(id, message, windowStart, log::appendAndSync);
   }
 
   @Override

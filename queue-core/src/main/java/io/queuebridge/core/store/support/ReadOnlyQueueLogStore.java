@@ -15,7 +15,7 @@ import java.util.OptionalLong;
 /**
  * Support for store implementers: the queue half of a store opened read-only ({@link
  * io.queuebridge.core.store.QueueStoreProvider#openReadOnly}). Every call that would change the
- * store ({@code createQueue}, {@code updateQueue}, {@code deleteQueue}, the four appends, {@code
+ * store ({@code createQueue}, {@code updateQueue}, {@code deleteQueue}, the six appends, {@code
  * truncate}) throws {@link ReadOnlyStoreException} before it looks anything up, so it changes
  * nothing whatever its arguments; after {@link #close} they throw {@link
  * io.queuebridge.core.errors.StoreClosedException} like every other call. Every per-queue read
@@ -85,6 +85,18 @@ public abstract class ReadOnlyQueueLogStore implements DurableQueueStore {
   @Override
   public final long appendBatch(String queue, List<Message> messages) {
     throw refused("appendBatch to queue '" + queue + "'");
+  }
+
+  @Override
+  public final io.queuebridge.core.store.AppendResult appendDeduplicated(
+      String queue, Message message, Instant windowStart) {
+    throw refused("appendDeduplicated to queue '" + queue + "'");
+  }
+
+  @Override
+  public final io.queuebridge.core.store.AppendResult appendDeduplicatedAndSync(
+      String queue, Message message, Instant windowStart) {
+    throw refused("appendDeduplicatedAndSync to queue '" + queue + "'");
   }
 
   @Override

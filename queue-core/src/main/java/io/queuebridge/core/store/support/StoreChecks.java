@@ -52,6 +52,27 @@ public final class StoreChecks {
   }
 
   /**
+   * The check of {@link QueueStore#appendDeduplicated}: the message is not null and carries a
+   * non-empty {@link io.queuebridge.core.message.MessageProperties#DEDUP_ID}; returns that id.
+   *
+   * @throws IllegalArgumentException naming the property if it is missing or empty
+   */
+  public static String checkDeduplicationId(String queue, Message message) {
+    Objects.requireNonNull(message, "message");
+    String id = message.properties().get(io.queuebridge.core.message.MessageProperties.DEDUP_ID);
+    if (id == null || id.isEmpty()) {
+      throw new IllegalArgumentException(
+          "a deduplicated append to queue "
+              + queue
+              + " needs a message with a non-empty property "
+              + io.queuebridge.core.message.MessageProperties.DEDUP_ID
+              + "; got "
+              + (id == null ? "none" : "an empty one"));
+    }
+    return id;
+  }
+
+  /**
    * The checks of {@link QueueStore#createQueue}: {@code config} non-null, then {@code checkOpen}
    * (the store's own "is it open" check, so a closed store reports that first), then the full
    * {@link QueueConfig#validate()}.

@@ -16,6 +16,8 @@
  *       read-only, refusing every change with one error and forwarding the reads (memory, file).
  *   <li>{@link io.queuebridge.core.store.support.GroupTable}: one consumer group as mutable state
  *       with the rules of every fine-grained group operation (memory, file).
+ *   <li>{@link io.queuebridge.core.store.support.DedupIndex}: one queue's remembered deduplication
+ *       ids behind {@code appendDeduplicated}, loaded from the log (memory, file).
  *   <li>{@link io.queuebridge.core.store.support.QueueConfigCodec}: a queue configuration as JSON
  *       (file, postgres).
  * </ul>

@@ -28,6 +28,7 @@ import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.MessageState;
 import io.queuebridge.core.message.TimestampType;
+import io.queuebridge.core.store.AppendResult;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
@@ -67,7 +68,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The store contract kit: every documented rule of {@link io.queuebridge.core.store.QueueStore},
  * {@link DurableQueueStore}, {@link ConsumerGroupStore} and {@link Storage} as a test (BEHAVIOUR
- * S-QUEUE, Q-DUR, S-GROUP). A store is correct when its subclass of this class passes.
+ * S-QUEUE, Q-DUR, S-GROUP, Q-DEDUP). A store is correct when its subclass of this class passes.
  *
  * <p><b>Use.</b> Extend it in your store's tests and answer three questions:
  *
@@ -2339,6 +2340,245 @@ public abstract class StoreContractTest {
     assertThat(after.get("w").consumers()).containsOnlyKeys("c2");
     assertThat(after.get("s@a/#").cursor()).isEqualTo(12);
     assertThat(after.get("s@a/#").committed()).isEqualTo(9);
+  }
+
+  // ===========================================================================================
+  // Deduplicated appends (BEHAVIOUR Q-DEDUP)
+  // ===========================================================================================
+
+  /** The window every deduplication rule uses: ids of messages created in the last minute. */
+  private static final Duration WINDOW = Duration.ofMinutes(1);
+
+  /** A message carrying deduplication id {@code id}, created at {@code at}. */
+  protected static Message dedup(String value, String id, Instant at) {
+    return Message.builder()
+        .topic("t")
+        .value(value.getBytes(UTF_8))
+        .property(MessageProperties.DEDUP_ID, id)
+        .createdAt(at)
+        .build();
+  }
+
+  private AppendResult appendDedup(String queue, String value, String id, Instant at) {
+    return queues().appendDeduplicated(queue, dedup(value, id, at), at.minus(WINDOW));
+  }
+
+  @Test
+  void deduplicatedAppendStoresANewIdAndAnswersTheFirstOffsetForARepeatStoringNothing() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().append("q", message("plain", T0));
+    assertThat(appendDedup("q", "first", "id-1", T0)).isEqualTo(AppendResult.stored(1));
+    assertThat(appendDedup("q", "retry", "id-1", T0.plusSeconds(30)))
+        .isEqualTo(AppendResult.duplicateOf(1));
+    assertThat(appendDedup("q", "other", "id-2", T0.plusSeconds(31)))
+        .isEqualTo(AppendResult.stored(2));
+    assertThat(appendDedup("q", "retry", "id-1", T0.plus(WINDOW)))
+        .as("still inside the window: created at its start")
+        .isEqualTo(AppendResult.duplicateOf(1));
+    assertThat(queues().tail("q")).isEqualTo(3);
+    List<Message> log = queues().readBatch("q", 0, 10);
+    assertThat(log).extracting(StoreContractTest::utf8).containsExactly("plain", "first", "other");
+    assertThat(log.get(1).properties()).containsEntry(MessageProperties.DEDUP_ID, "id-1");
+    assertThat(log.get(1).createdAt()).isEqualTo(T0);
+    assertThat(log.get(2).properties()).containsEntry(MessageProperties.DEDUP_ID, "id-2");
+  }
+
+  @Test
+  void anIdWhoseMessageIsOlderThanTheWindowIsStoredAnewAndRememberedFromThen() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThat(appendDedup("q", "first", "id", T0)).isEqualTo(AppendResult.stored(0));
+    Instant later = T0.plus(WINDOW).plusNanos(1);
+    assertThat(appendDedup("q", "second", "id", later)).isEqualTo(AppendResult.stored(1));
+    assertThat(appendDedup("q", "third", "id", later.plusSeconds(1)))
+        .isEqualTo(AppendResult.duplicateOf(1));
+    assertThat(queues().readBatch("q", 0, 10))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("first", "second");
+  }
+
+  @Test
+  void theSyncAndThePlainDeduplicatedAppendShareTheIds() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThat(queues().appendDeduplicatedAndSync("q", dedup("a", "x", T0), T0.minus(WINDOW)))
+        .isEqualTo(AppendResult.stored(0));
+    assertThat(appendDedup("q", "b", "x", T0.plusSeconds(1)))
+        .isEqualTo(AppendResult.duplicateOf(0));
+    assertThat(appendDedup("q", "c", "y", T0.plusSeconds(2))).isEqualTo(AppendResult.stored(1));
+    assertThat(
+            queues()
+                .appendDeduplicatedAndSync(
+                    "q", dedup("d", "y", T0.plusSeconds(3)), T0.plusSeconds(3).minus(WINDOW)))
+        .isEqualTo(AppendResult.duplicateOf(1));
+    assertThat(queues().readBatch("q", 0, 10))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("a", "c");
+  }
+
+  @Test
+  void deduplicationIdsArePerQueueAndADeletedQueueForgetsThem() {
+    queues().createQueue(QueueConfig.durable("q1").build());
+    queues().createQueue(QueueConfig.durable("q2").build());
+    assertThat(appendDedup("q1", "a", "id", T0)).isEqualTo(AppendResult.stored(0));
+    assertThat(appendDedup("q2", "b", "id", T0)).isEqualTo(AppendResult.stored(0));
+    queues().deleteQueue("q1");
+    queues().createQueue(QueueConfig.durable("q1").build());
+    assertThat(appendDedup("q1", "c", "id", T0.plusSeconds(1))).isEqualTo(AppendResult.stored(0));
+    assertThat(utf8(queues().read("q1", 0))).isEqualTo("c");
+    assertThat(appendDedup("q2", "d", "id", T0.plusSeconds(1)))
+        .isEqualTo(AppendResult.duplicateOf(0));
+  }
+
+  @Test
+  void aTruncatedOriginalStillBlocksItsIdAndAnswersItsOffset() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThat(appendDedup("q", "first", "id", T0)).isEqualTo(AppendResult.stored(0));
+    queues().appendBatch("q", List.of(message("v1", T0), message("v2", T0)));
+    queues().truncate("q", 2);
+    assertThat(appendDedup("q", "retry", "id", T0.plusSeconds(5)))
+        .isEqualTo(AppendResult.duplicateOf(0));
+    assertThat(queues().tail("q")).isEqualTo(3);
+  }
+
+  @Test
+  void aReopenedStoreStillRefusesADuplicateInsideTheWindow() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().append("q", message("plain", T0));
+    assertThat(appendDedup("q", "a", "id-a", T0)).isEqualTo(AppendResult.stored(1));
+    assertThat(queues().appendDeduplicatedAndSync("q", dedup("b", "id-b", T0), T0.minus(WINDOW)))
+        .isEqualTo(AppendResult.stored(2));
+    reopen();
+    Instant now = T0.plusSeconds(20);
+    assertThat(appendDedup("q", "a2", "id-a", now)).isEqualTo(AppendResult.duplicateOf(1));
+    assertThat(appendDedup("q", "b2", "id-b", now)).isEqualTo(AppendResult.duplicateOf(2));
+    assertThat(appendDedup("q", "c", "id-c", now)).isEqualTo(AppendResult.stored(3));
+    assertThat(appendDedup("q", "a3", "id-a", T0.plus(WINDOW).plusNanos(1)))
+        .as("past the window after the reopen")
+        .isEqualTo(AppendResult.stored(4));
+    assertThat(queues().readBatch("q", 0, 10))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("plain", "a", "b", "c", "a3");
+  }
+
+  @Test
+  void aReopenedStoreRemembersTheIdOfATruncatedOriginal() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").dedupWindow(WINDOW).build());
+    assertThat(appendDedup("q", "first", "id", T0)).isEqualTo(AppendResult.stored(0));
+    assertThat(appendDedup("q", "second", "id-2", T0)).isEqualTo(AppendResult.stored(1));
+    queues().appendBatch("q", List.of(message("v2", T0), message("v3", T0)));
+    queues().truncate("q", 3);
+    reopen();
+    assertThat(appendDedup("q", "retry", "id", T0.plusSeconds(5)))
+        .isEqualTo(AppendResult.duplicateOf(0));
+    assertThat(appendDedup("q", "retry", "id-2", T0.plusSeconds(5)))
+        .isEqualTo(AppendResult.duplicateOf(1));
+    assertThat(queues().tail("q")).isEqualTo(4);
+    queues().truncate("q", 4);
+    reopen();
+    assertThat(appendDedup("q", "again", "id", T0.plusSeconds(6)))
+        .as("truncated twice, reopened twice")
+        .isEqualTo(AppendResult.duplicateOf(0));
+    assertThat(appendDedup("q", "later", "id", T0.plus(WINDOW).plusSeconds(1)))
+        .as("past the window")
+        .isEqualTo(AppendResult.stored(4));
+  }
+
+  @Test
+  void aTruncationBeforeAnyDeduplicatedAppendSinceTheOpenStillKeepsTheIds() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").dedupWindow(WINDOW).build());
+    assertThat(appendDedup("q", "first", "id", T0)).isEqualTo(AppendResult.stored(0));
+    queues().append("q", message("v1", T0.plusSeconds(1)));
+    reopen();
+    queues().truncate("q", 2); // the retention pass of a restarted process
+    reopen();
+    assertThat(appendDedup("q", "retry", "id", T0.plusSeconds(10)))
+        .isEqualTo(AppendResult.duplicateOf(0));
+    assertThat(queues().tail("q")).isEqualTo(2);
+  }
+
+  @Test
+  void concurrentAppendsOfTheSameIdsStoreEachIdOnceAndAllAnswerItsOffset() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    int threads = 8;
+    int ids = 250;
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<Map<String, Long>>> answers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int seed = t;
+      answers.add(
+          executor.submit(
+              () -> {
+                List<Integer> order = new ArrayList<>();
+                for (int i = 0; i < ids; i++) {
+                  order.add(i);
+                }
+                java.util.Collections.shuffle(order, new java.util.Random(seed));
+                Map<String, Long> seen = new HashMap<>();
+                start.await();
+                for (int i : order) {
+                  String id = "id-" + i;
+                  Message m = dedup("t" + seed + "-" + i, id, T0);
+                  AppendResult r =
+                      seed % 2 == 0
+                          ? queues().appendDeduplicated("q", m, T0.minus(WINDOW))
+                          : queues().appendDeduplicatedAndSync("q", m, T0.minus(WINDOW));
+                  seen.put(id, r.offset());
+                }
+                return seen;
+              }));
+    }
+    start.countDown();
+    List<Map<String, Long>> all = new ArrayList<>();
+    for (Future<Map<String, Long>> f : answers) {
+      all.add(f.get(90, TimeUnit.SECONDS));
+    }
+    assertThat(queues().tail("q")).isEqualTo(ids);
+    Map<String, Long> stored = new HashMap<>();
+    for (Message m : queues().readBatch("q", 0, ids + 1)) {
+      String id = m.properties().get(MessageProperties.DEDUP_ID);
+      assertThat(stored.put(id, m.offset())).as("id %s stored once", id).isNull();
+    }
+    assertThat(stored).hasSize(ids);
+    for (Map<String, Long> seen : all) {
+      assertThat(seen).as("every thread got the stored offset of every id").isEqualTo(stored);
+    }
+  }
+
+  @Test
+  void aDeduplicatedAppendNeedsAnIdAndAnExistingQueue() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThatThrownBy(() -> queues().appendDeduplicated("q", message("v", T0), T0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(MessageProperties.DEDUP_ID)
+        .hasMessageContaining("q");
+    Message emptyId =
+        Message.builder()
+            .topic("t")
+            .value(new byte[] {1})
+            .property(MessageProperties.DEDUP_ID, "")
+            .createdAt(T0)
+            .build();
+    assertThatThrownBy(() -> queues().appendDeduplicated("q", emptyId, T0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(MessageProperties.DEDUP_ID);
+    assertThat(queues().tail("q")).isZero();
+    assertThatThrownBy(() -> appendDedup("nope", "v", "id", T0))
+        .isInstanceOf(QueueNotFoundException.class)
+        .hasMessageContaining("nope");
+  }
+
+  @Test
+  void readOnlyOpenRefusesDeduplicatedAppends() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    assertThat(appendDedup("q", "a", "id", T0)).isEqualTo(AppendResult.stored(0));
+    Storage ro = readOnly();
+    assertThatThrownBy(() -> ro.queues().appendDeduplicated("q", dedup("b", "id2", T0), T0))
+        .isInstanceOf(ReadOnlyStoreException.class);
+    assertThatThrownBy(() -> ro.queues().appendDeduplicatedAndSync("q", dedup("b", "id2", T0), T0))
+        .isInstanceOf(ReadOnlyStoreException.class);
+    assertThat(queues().tail("q")).isEqualTo(1);
   }
 
   // ===========================================================================================
