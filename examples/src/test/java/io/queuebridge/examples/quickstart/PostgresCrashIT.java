@@ -29,9 +29,7 @@ import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -676,33 +674,7 @@ class PostgresCrashIT {
     try (Admin admin = cluster.kafka().createAdminClient()) {
       stable = endOffsets(admin, topic, IsolationLevel.READ_COMMITTED);
     }
-    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        cluster
-            .kafka()
-            .createConsumer(
-                Map.of(
-                    ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                    "read_committed",
-                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                    false))) {
-      consumer.assign(stable.keySet());
-      consumer.seekToBeginning(stable.keySet());
-      long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-      while (stable.entrySet().stream()
-          .anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
-        if (System.nanoTime() - deadline > 0) {
-          throw new IllegalStateException(
-              "read_committed did not reach the last stable offsets " + stable + " of " + topic);
-        }
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          if (r.offset() < stable.get(new TopicPartition(r.topic(), r.partition()))) {
-            out.add(r);
-          }
-        }
-      }
-    }
-    return out;
+    return ReadCommitted.upTo(cluster.kafka(), topic, stable, READ_TIMEOUT);
   }
 
   private static void log(String message) {

@@ -635,33 +635,9 @@ class PostgresDistributedIT {
           admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
       stable = endOffsets(admin, topic, partitions, IsolationLevel.READ_COMMITTED);
     }
-    List<RecordSnapshot> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        cluster
-            .kafka()
-            .createConsumer(
-                Map.of(
-                    ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                    "read_committed",
-                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                    false))) {
-      consumer.assign(stable.keySet());
-      consumer.seekToBeginning(stable.keySet());
-      long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-      while (stable.entrySet().stream()
-          .anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
-        if (System.nanoTime() - deadline > 0) {
-          throw new IllegalStateException(
-              "read_committed did not reach the last stable offsets " + stable + " of " + topic);
-        }
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          if (r.offset() < stable.get(new TopicPartition(r.topic(), r.partition()))) {
-            out.add(RecordSnapshot.consumed(r));
-          }
-        }
-      }
-    }
-    return out;
+    return ReadCommitted.upTo(cluster.kafka(), topic, stable, READ_TIMEOUT).stream()
+        .map(RecordSnapshot::consumed)
+        .toList();
   }
 
   /** Every {@code queue.store.password} value of every config record of the Connect cluster. */

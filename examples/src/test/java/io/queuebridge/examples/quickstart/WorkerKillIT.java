@@ -41,9 +41,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -767,33 +764,9 @@ class WorkerKillIT {
     try (Admin admin = kafka.createAdminClient()) {
       stable = endOffsets(admin, topic, IsolationLevel.READ_COMMITTED);
     }
-    List<RecordSnapshot> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        kafka.createConsumer(
-            Map.of(
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                "read_committed",
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                false,
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
-                5_000))) {
-      consumer.assign(stable.keySet());
-      consumer.seekToBeginning(stable.keySet());
-      long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-      while (stable.entrySet().stream()
-          .anyMatch(e -> consumer.position(e.getKey()) < e.getValue())) {
-        if (System.nanoTime() - deadline > 0) {
-          throw new IllegalStateException(
-              "read_committed did not reach the last stable offsets " + stable + " of " + topic);
-        }
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          if (r.offset() < stable.get(new TopicPartition(r.topic(), r.partition()))) {
-            out.add(RecordSnapshot.consumed(r));
-          }
-        }
-      }
-    }
-    return out;
+    return ReadCommitted.upTo(kafka, topic, stable, READ_TIMEOUT).stream()
+        .map(RecordSnapshot::consumed)
+        .toList();
   }
 
   /** Waits until every transaction on {@code topic} is committed or aborted. */
