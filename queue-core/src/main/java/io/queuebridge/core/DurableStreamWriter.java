@@ -64,7 +64,7 @@ final class DurableStreamWriter {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(request, "request");
     QueueConfig stored = checkExactTarget(queue);
-    Message base = MessageStamping.normalise(request);
+    Message base = MessageStamping.normalise(request, clock);
     MessageStamping.checkSize(stored, base.size());
     if (Thread.interrupted()) {
       throw new InterruptedException("interrupted before the append to " + queue);
@@ -187,7 +187,7 @@ final class DurableStreamWriter {
                 + "'; expected none (deduplication applies to single publishes only,"
                 + " BEHAVIOUR Q-DEDUP)");
       }
-      Message base = MessageStamping.normalise(request);
+      Message base = MessageStamping.normalise(request, clock);
       MessageStamping.checkSize(stored, base.size());
       bases.add(base);
     }

@@ -81,7 +81,7 @@ final class PublishRouter {
     state.ensureUsable();
     Objects.requireNonNull(request, "request");
     TopicFilters.validateTopicName(request.topic());
-    Message base = MessageStamping.normalise(request);
+    Message base = MessageStamping.normalise(request, clock);
     List<QueueConfig> targets = resolveTargets(request);
     QueueException failure = null;
     for (QueueConfig target : targets) {
@@ -113,7 +113,7 @@ final class PublishRouter {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(request, "request");
     TopicFilters.validateTopicName(request.topic());
-    Message base = MessageStamping.normalise(request);
+    Message base = MessageStamping.normalise(request, clock);
     QueueConfig target = administration.get(queue);
     try {
       return appendTo(target, base);

@@ -203,7 +203,7 @@ public final class QueueManager {
             deliveryHook,
             config.ackDurability(),
             deduplication);
-    this.capture = new TopicCapture(state, queues, captureDispatcher, router);
+    this.capture = new TopicCapture(state, queues, captureDispatcher, router, clock);
     this.durableStreams =
         new DurableStreamWriter(
             state, storage, queues, registry, clock, deliveryHook, deduplication);

@@ -6,6 +6,7 @@ import io.queuebridge.core.internal.capture.CaptureDispatcher;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.DurableQueueStore;
+import java.time.Clock;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,16 +28,19 @@ final class TopicCapture {
   private final DurableQueueStore queues;
   private final CaptureDispatcher captureDispatcher;
   private final PublishRouter router;
+  private final Clock clock;
 
   TopicCapture(
       LifecycleState state,
       DurableQueueStore queues,
       CaptureDispatcher captureDispatcher,
-      PublishRouter router) {
+      PublishRouter router,
+      Clock clock) {
     this.state = state;
     this.queues = queues;
     this.captureDispatcher = captureDispatcher;
     this.router = router;
+    this.clock = clock;
   }
 
   /** {@link QueueManager#publishToMatchingQueues}. */
@@ -55,7 +59,7 @@ final class TopicCapture {
     }
     // The request is immutable (its arrays and maps were copied when it was built), so holding it
     // is taking ownership; normalising builds new maps.
-    Message base = MessageStamping.normalise(request);
+    Message base = MessageStamping.normalise(request, clock);
     for (String name : names) {
       QueueConfig target;
       try {

@@ -40,6 +40,9 @@ public final class QueueConfig {
    */
   public static final Duration MAX_DEDUP_WINDOW = Duration.ofDays(7);
 
+  /** The default {@link #maxDelay()}: 7 days (BEHAVIOUR Q-DELAY). */
+  public static final Duration DEFAULT_MAX_DELAY = Duration.ofDays(7);
+
   private final String name;
   private final List<String> topics;
   private final boolean reserved;
@@ -59,6 +62,7 @@ public final class QueueConfig {
   private final int batchSize;
   private final Duration heartbeatTimeout;
   private final Duration dedupWindow;
+  private final Duration maxDelay;
 
   private QueueConfig(Builder b) {
     this.name = b.name;
@@ -80,6 +84,7 @@ public final class QueueConfig {
     this.batchSize = b.batchSize;
     this.heartbeatTimeout = b.heartbeatTimeout;
     this.dedupWindow = b.dedupWindow;
+    this.maxDelay = b.maxDelay;
   }
 
   /** A durable classic queue with the defaults of BEHAVIOUR Q-CONFIG. */
@@ -160,6 +165,9 @@ public final class QueueConfig {
           "dedupWindow",
           dedupWindow,
           "between PT0S (off) and MAX_DEDUP_WINDOW (" + MAX_DEDUP_WINDOW + ")");
+    }
+    if (maxDelay.isNegative() || maxDelay.compareTo(MAX_DURATION) > 0) {
+      throw invalid("maxDelay", maxDelay, "between PT0S (no delayed publish) and " + MAX_DURATION);
     }
     if (!durable && !(expiresAfter.compareTo(Duration.ZERO) > 0)) {
       throw invalid("expiresAfter", expiresAfter, "> 0 for an ephemeral (non-durable) queue");
@@ -279,6 +287,15 @@ public final class QueueConfig {
     return dedupWindow;
   }
 
+  /**
+   * The longest delay a publish to this queue may ask for (BEHAVIOUR Q-DELAY): a request whose due
+   * time is further ahead of the publish is refused. {@link Duration#ZERO} refuses every delayed
+   * publish; the default is {@link #DEFAULT_MAX_DELAY}.
+   */
+  public Duration maxDelay() {
+    return maxDelay;
+  }
+
   /** Whether {@link #dedupWindow()} is on (above zero). */
   public boolean deduplicates() {
     return dedupWindow.compareTo(Duration.ZERO) > 0;
@@ -323,7 +340,8 @@ public final class QueueConfig {
         && messageTtl.equals(c.messageTtl)
         && deliveryTimeout.equals(c.deliveryTimeout)
         && heartbeatTimeout.equals(c.heartbeatTimeout)
-        && dedupWindow.equals(c.dedupWindow);
+        && dedupWindow.equals(c.dedupWindow)
+        && maxDelay.equals(c.maxDelay);
   }
 
   @Override
@@ -371,6 +389,8 @@ public final class QueueConfig {
         + heartbeatTimeout
         + ", dedupWindow="
         + dedupWindow
+        + ", maxDelay="
+        + maxDelay
         + "}";
   }
 
@@ -395,6 +415,7 @@ public final class QueueConfig {
     private int batchSize = DEFAULT_BATCH_SIZE;
     private Duration heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
     private Duration dedupWindow = Duration.ZERO;
+    private Duration maxDelay = DEFAULT_MAX_DELAY;
 
     private Builder(String name) {
       this.name = name;
@@ -420,6 +441,7 @@ public final class QueueConfig {
       this.batchSize = c.batchSize;
       this.heartbeatTimeout = c.heartbeatTimeout;
       this.dedupWindow = c.dedupWindow;
+      this.maxDelay = c.maxDelay;
     }
 
     public Builder name(String name) {
@@ -524,6 +546,16 @@ public final class QueueConfig {
      */
     public Builder dedupWindow(Duration dedupWindow) {
       this.dedupWindow = Objects.requireNonNull(dedupWindow, "dedupWindow");
+      return this;
+    }
+
+    /**
+     * The longest delay a publish may ask for (BEHAVIOUR Q-DELAY); {@link Duration#ZERO} refuses
+     * delayed publishes; default {@link QueueConfig#DEFAULT_MAX_DELAY}, at most {@link
+     * QueueConfig#MAX_DURATION}.
+     */
+    public Builder maxDelay(Duration maxDelay) {
+      this.maxDelay = Objects.requireNonNull(maxDelay, "maxDelay");
       return this;
     }
 

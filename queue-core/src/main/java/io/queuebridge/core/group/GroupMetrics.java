@@ -26,11 +26,14 @@ import io.queuebridge.core.internal.group.GroupCoordinator;
  * @param dlqMoves messages written to a dead-letter queue (rejects and poison)
  * @param discarded settled messages dropped without a dead letter (DLQ disabled, expired while
  *     pending, truncated while pending)
- * @param pelSize pending entries held now over all groups (gauge)
+ * @param pelSize pending entries now over all groups, scheduled ones included (gauge)
  * @param pelHighWater the largest {@code pelSize} seen since the coordinator was built
  * @param claimLatencyNanos time spent in claim calls
  * @param stealLatencyNanos time spent stealing
  * @param ackLatencyNanos time spent in acknowledgements
+ * @param scheduled messages a queue-mode claim read before their due time and kept as scheduled
+ *     entries until then (BEHAVIOUR Q-DELAY); their delivery at the due time counts as a claim
+ *     success
  */
 public record GroupMetrics(
     long claimAttempts,
@@ -48,7 +51,8 @@ public record GroupMetrics(
     long pelHighWater,
     long claimLatencyNanos,
     long stealLatencyNanos,
-    long ackLatencyNanos) {
+    long ackLatencyNanos,
+    long scheduled) {
 
   /** Claim successes per attempt; 0 when there were no attempts. */
   public double claimSuccessRate() {

@@ -39,7 +39,22 @@ public interface JobDriver {
    * @throws DriverClosedException after {@link #stop}
    * @throws NullPointerException if {@code message} is null
    */
-  String dispatch(JobMessage message) throws InterruptedException;
+  default String dispatch(JobMessage message) throws InterruptedException {
+    return dispatch(message, Duration.ZERO);
+  }
+
+  /**
+   * {@link #dispatch(JobMessage)} of a job that no consumer receives before {@code delay} has
+   * passed (BEHAVIOUR J-DISP, Q-DELAY): a scheduled job. {@link Duration#ZERO} is an ordinary
+   * dispatch. The delay counts from the dispatch, by the driver's clock; a job falls due no earlier
+   * than that, and consumers receive due jobs earliest first.
+   *
+   * @throws IllegalArgumentException if {@code delay} is negative (nothing is enqueued)
+   * @throws io.queuebridge.core.errors.InvalidConfigException if the queue refuses a delay that
+   *     long (its {@code maxDelay})
+   * @throws NullPointerException if an argument is null
+   */
+  String dispatch(JobMessage message, Duration delay) throws InterruptedException;
 
   /**
    * Receives and handles jobs from {@code queue} on the calling thread until the thread is

@@ -19,8 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An in-memory {@link JobDriver}: named FIFO queues of jobs plus a set of delayed retries
- * (BEHAVIOUR J-DRIVER, rules J-START … J-STOP).
+ * An in-memory {@link JobDriver}: named FIFO queues of jobs plus a set of delayed jobs — retries
+ * and jobs dispatched with a delay (BEHAVIOUR J-DRIVER, rules J-START … J-STOP).
  *
  * <p><b>Not durable.</b> Process exit or a crash loses every queued job.
  *
@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * interrupted, or the earliest retry of its queue falls due. So a delayed retry does not become
  * ready while no consumer of its queue runs.
  *
- * <p><b>Delayed order</b> (BEHAVIOUR J-DELAY): retries fall due by due time, equal due times in the
- * order the retries were requested; promotion appends them to the tail in that order. Nothing is
- * promoted after {@link #stop}.
+ * <p><b>Delayed order</b> (BEHAVIOUR J-DELAY): delayed jobs fall due by due time, equal due times
+ * in the order they were requested (a retry or a {@link #dispatch(JobMessage, Duration) delayed
+ * dispatch}); promotion appends them to the tail in that order. Nothing is promoted after {@link
+ * #stop}.
  *
  * <p><b>Time.</b> Due times come from the injected {@link Clock}; waits for a due time are timed
  * waits in real time. A clock that jumps (a test clock) must call {@link #recheckDueRetries()}
@@ -91,8 +92,9 @@ public final class MemoryJobDriver implements JobDriver {
 
   /** BEHAVIOUR J-DISP. */
   @Override
-  public String dispatch(JobMessage message) throws InterruptedException {
+  public String dispatch(JobMessage message, Duration delay) throws InterruptedException {
     Objects.requireNonNull(message, "message");
+    Waits.checkDelay(delay);
     if (Thread.interrupted()) {
       throw new InterruptedException("dispatch interrupted");
     }
@@ -110,7 +112,18 @@ public final class MemoryJobDriver implements JobDriver {
       }
       String id = message.id().isEmpty() ? "memory-" + IDS.incrementAndGet() : message.id();
       QueueState q = queue(message.queue());
-      q.ready.addLast(message.withId(id).withAttempts(0));
+      JobMessage job = message.withId(id).withAttempts(0);
+      if (delay.isZero()) {
+        q.ready.addLast(job);
+      } else {
+        Instant due;
+        try {
+          due = clock.instant().plus(delay);
+        } catch (DateTimeException | ArithmeticException e) {
+          due = Instant.MAX;
+        }
+        q.delayed.add(new DelayedJob(due, retrySequence++, job));
+      }
       q.changed.signalAll();
       return id;
     } finally {

@@ -166,8 +166,9 @@ public final class QueueJobDriver implements JobDriver {
    *     fails (nothing is enqueued)
    */
   @Override
-  public String dispatch(JobMessage message) throws InterruptedException {
+  public String dispatch(JobMessage message, Duration delay) throws InterruptedException {
     Objects.requireNonNull(message, "message");
+    Waits.checkDelay(delay);
     if (Thread.interrupted()) {
       throw new InterruptedException("dispatch interrupted");
     }
@@ -192,6 +193,9 @@ public final class QueueJobDriver implements JobDriver {
               .property(JOB_ID, id)
               .property(JOB_NAME, message.name());
       message.metadata().forEach((k, v) -> request.property(METADATA_PREFIX + k, v));
+      if (!delay.isZero()) {
+        request.delay(delay);
+      }
       manager.publishTo(queue, request.build());
       return id;
     } finally {

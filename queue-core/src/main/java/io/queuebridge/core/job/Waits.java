@@ -9,6 +9,19 @@ final class Waits {
   private Waits() {}
 
   /** {@code d} in nanoseconds, saturated to {@link Long#MIN_VALUE} / {@link Long#MAX_VALUE}. */
+  /**
+   * The check of a dispatch's delay: not null, not negative.
+   *
+   * @throws IllegalArgumentException naming the delay if it is negative
+   */
+  static void checkDelay(Duration delay) {
+    java.util.Objects.requireNonNull(delay, "delay");
+    if (delay.isNegative()) {
+      throw new IllegalArgumentException(
+          "dispatch delay " + delay + " is negative; expected PT0S (none) or more");
+    }
+  }
+
   static long saturatedNanos(Duration d) {
     try {
       return d.toNanos();

@@ -173,6 +173,30 @@ public final class Message {
     return expiresAt != null && now.isAfter(expiresAt);
   }
 
+  /**
+   * The time before which no consumer of a classic queue is handed the message (BEHAVIOUR Q-DELAY),
+   * or null when it was published without a delay: the {@link MessageProperties#DELIVER_AT}
+   * property, ISO-8601. A value that does not parse (written by hand before the name was reserved)
+   * counts as none.
+   */
+  public Instant deliverAt() {
+    String due = properties.isEmpty() ? null : properties.get(MessageProperties.DELIVER_AT);
+    if (due == null) {
+      return null;
+    }
+    try {
+      return Instant.parse(due);
+    } catch (java.time.format.DateTimeParseException notATime) {
+      return null;
+    }
+  }
+
+  /** Whether the message has a {@link #deliverAt()} time after {@code now}: not due yet. */
+  public boolean isDueAfter(Instant now) {
+    Instant due = deliverAt();
+    return due != null && due.isAfter(now);
+  }
+
   public MessageState state() {
     return state;
   }

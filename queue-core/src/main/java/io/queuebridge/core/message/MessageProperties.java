@@ -29,6 +29,14 @@ public final class MessageProperties {
    */
   public static final String DEDUP_ID = "x-dedup-id";
 
+  /**
+   * The message's due time (BEHAVIOUR Q-DELAY), ISO-8601 UTC, stamped at publish from {@link
+   * PublishRequest#deliverAt()} when the request has a delay: a classic queue hands the message to
+   * no consumer before it; stream readers see it as data. Reserved: a publisher sets it only
+   * through the request's {@code deliverAt} or {@code delay}.
+   */
+  public static final String DELIVER_AT = "x-deliver-at";
+
   /** Delivery id {@code <queue>:<offset>}. Reserved. */
   public static final String MESSAGE_ID = "x-message-id";
 
@@ -143,7 +151,8 @@ public final class MessageProperties {
           WORK_ACKED,
           WORK_GROUP,
           FORWARD_TARGETS,
-          DEDUP_ID);
+          DEDUP_ID,
+          DELIVER_AT);
 
   /** Whether {@code name} is reserved for the queue. */
   public static boolean isReserved(String name) {

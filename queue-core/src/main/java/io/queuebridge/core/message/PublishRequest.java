@@ -2,14 +2,17 @@ package io.queuebridge.core.message;
 
 import io.queuebridge.core.QueueManager;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * What a publisher hands to {@link QueueManager}: a topic, nullable key and value, ordered headers,
- * string properties, an optional record timestamp, the publishing client's id and an optional
- * deduplication id (BEHAVIOUR Q-DEDUP).
+ * string properties, an optional record timestamp, the publishing client's id, an optional
+ * deduplication id (BEHAVIOUR Q-DEDUP) and an optional due time, absolute or as a delay (BEHAVIOUR
+ * Q-DELAY).
  *
  * <p>Immutable; arrays and maps are copied when built, so the caller may reuse its buffers
  * (BEHAVIOUR Q-MSG).
@@ -25,6 +28,8 @@ public final class PublishRequest {
   private final String deduplicationId;
   private final Message payload;
   private final String clientId;
+  private final Instant deliverAt;
+  private final Duration delay;
   // Looked at once here, on the publisher's thread, instead of on every append of the request.
   private final boolean reservedProperty;
 
@@ -32,6 +37,8 @@ public final class PublishRequest {
     this.topic = Objects.requireNonNull(b.topic, "topic");
     this.clientId = Objects.requireNonNullElse(b.clientId, "");
     this.deduplicationId = b.deduplicationId;
+    this.deliverAt = b.deliverAt;
+    this.delay = b.delay;
     this.payload = b.message.topic(b.topic).build();
     this.reservedProperty = MessageProperties.anyReserved(payload.properties());
   }
@@ -103,6 +110,27 @@ public final class PublishRequest {
   }
 
   /**
+   * The absolute due time (BEHAVIOUR Q-DELAY) set with {@link Builder#deliverAt}, or null. At most
+   * one of this and {@link #delay()} is set.
+   */
+  public Instant deliverAt() {
+    return deliverAt;
+  }
+
+  /**
+   * The delay (BEHAVIOUR Q-DELAY) set with {@link Builder#delay}, or null: the manager adds it to
+   * its clock's time of the publish.
+   */
+  public Duration delay() {
+    return delay;
+  }
+
+  /** Whether the request asks for a delayed delivery (a {@link #deliverAt} or a {@link #delay}). */
+  public boolean isDelayed() {
+    return deliverAt != null || delay != null;
+  }
+
+  /**
    * The request's content as an un-appended message (no id, offset or creation time): for the
    * manager to stamp and append. No bytes are copied.
    */
@@ -117,6 +145,8 @@ public final class PublishRequest {
         + ", clientId="
         + clientId
         + (deduplicationId.isEmpty() ? "" : ", deduplicationId=" + deduplicationId)
+        + (deliverAt == null ? "" : ", deliverAt=" + deliverAt)
+        + (delay == null ? "" : ", delay=" + delay)
         + ", "
         + payload
         + "}";
@@ -127,6 +157,8 @@ public final class PublishRequest {
     private final String topic;
     private String clientId = "";
     private String deduplicationId = "";
+    private Instant deliverAt;
+    private Duration delay;
     // Headers and properties live in the message builder, which copies them only when needed.
     private final Message.Builder message = Message.builder();
 
@@ -202,6 +234,37 @@ public final class PublishRequest {
                 + " (PublishRequest.MAX_DEDUPLICATION_ID_BYTES)");
       }
       this.deduplicationId = deduplicationId;
+      return this;
+    }
+
+    /**
+     * Delivers the message no earlier than {@code deliverAt} (BEHAVIOUR Q-DELAY): a classic queue
+     * hands it to no consumer before then; a stream's readers see it at once, in offset order, with
+     * the time as its {@link MessageProperties#DELIVER_AT} property. A time at or before the
+     * publish means no delay. The queue refuses a time further ahead than its {@link
+     * io.queuebridge.core.config.QueueConfig#maxDelay() maxDelay}. Replaces a {@link #delay} set
+     * earlier; null clears it.
+     */
+    public Builder deliverAt(Instant deliverAt) {
+      this.deliverAt = deliverAt;
+      this.delay = null;
+      return this;
+    }
+
+    /**
+     * Delivers the message no earlier than {@code delay} after the publish, by the manager's clock
+     * (BEHAVIOUR Q-DELAY); see {@link #deliverAt}. Zero means no delay. Replaces a {@link
+     * #deliverAt} set earlier; null clears it.
+     *
+     * @throws IllegalArgumentException if {@code delay} is negative
+     */
+    public Builder delay(Duration delay) {
+      if (delay != null && delay.isNegative()) {
+        throw new IllegalArgumentException(
+            "delay " + delay + " is negative; expected PT0S (none) or more");
+      }
+      this.delay = delay;
+      this.deliverAt = null;
       return this;
     }
 

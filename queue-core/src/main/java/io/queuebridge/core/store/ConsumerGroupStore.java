@@ -196,6 +196,34 @@ public interface ConsumerGroupStore {
   }
 
   /**
+   * The pending entries claimable at {@code now} — {@code visibleAt} at or before it: redeliveries
+   * whose visibility timeout or retry time passed, and {@linkplain PendingEntry#isScheduled()
+   * scheduled} messages now due (BEHAVIOUR Q-DELAY) — in {@link PendingEntry#BY_VISIBILITY} order
+   * (earliest first), starting after {@code after} in that order (from the first when {@code after}
+   * is null), at most {@code limit}. A caller pages through them by passing the last entry of one
+   * answer as the next call's {@code after}. The engine's work stealing calls it on every claim
+   * that the cursor does not fill, so a store should answer from an index by {@code visibleAt}
+   * without reading every entry (the memory and file stores keep one; the PostgreSQL store queries
+   * one). The default reads the whole group, filters and sorts.
+   *
+   * @param limit at most this many entries; at least 1
+   * @throws IllegalArgumentException if {@code limit < 1}
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default List<PendingEntry> duePending(
+      String queue, String groupId, Instant now, PendingEntry after, int limit) {
+    StoreChecks.checkDuePending(queue, groupId, now, limit);
+    List<PendingEntry> due = new ArrayList<>();
+    for (PendingEntry e : getGroup(queue, groupId).pending()) {
+      if (e.isVisible(now) && (after == null || PendingEntry.BY_VISIBILITY.compare(e, after) > 0)) {
+        due.add(e);
+      }
+    }
+    due.sort(PendingEntry.BY_VISIBILITY);
+    return due.size() > limit ? List.copyOf(due.subList(0, limit)) : due;
+  }
+
+  /**
    * Records a claim of several messages: adds {@code entries} (each replacing any entry at its
    * offset, as {@link #addPending}) and then sets the cursor to {@code cursor} (as {@link
    * #updateCursor} at {@code now}). The engine calls it once per claimed batch instead of one call

@@ -593,6 +593,33 @@ abstract class JobDriverBehaviourTest<D extends JobDriver> {
   @Nested
   class JDelay {
     @Test
+    void aDelayedDispatchReachesNoConsumerBeforeItsDelayAndComesOutEarliestFirst()
+        throws Exception {
+      driver.dispatch(job("work", "in-2h"), Duration.ofHours(2));
+      driver.dispatch(job("work", "in-1h"), Duration.ofHours(1));
+      driver.dispatch(job("work", "now"));
+      List<String> handled = new CopyOnWriteArrayList<>();
+      Running c =
+          consume(
+              "work",
+              d -> {
+                handled.add(text(d));
+                d.acknowledge();
+              });
+      await().atMost(WAIT).until(() -> handled.size() == 1 && isWaiting(c.thread()));
+      assertThat(handled).containsExactly("now");
+      advance(Duration.ofMinutes(59));
+      assertThat(undelivered("work")).isEqualTo(2);
+      assertThat(handled).as("nothing is due yet").containsExactly("now");
+      advance(Duration.ofHours(2));
+      await().atMost(WAIT).until(() -> handled.size() == 3);
+      assertThat(handled).containsExactly("now", "in-1h", "in-2h");
+      assertThatThrownBy(() -> driver.dispatch(job("work", "x"), Duration.ofSeconds(-1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("PT-1S");
+    }
+
+    @Test
     void aConsumerWaitingForADueRetryPicksItUpOnceItFallsDue() throws Exception {
       driver.dispatch(job("work", "a"));
       List<Integer> attempts = new CopyOnWriteArrayList<>();

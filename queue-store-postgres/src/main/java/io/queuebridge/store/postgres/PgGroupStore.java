@@ -317,6 +317,49 @@ final class PgGroupStore implements ConsumerGroupStore {
         });
   }
 
+  /**
+   * One query on the index {@code pending_due} ({@code (queue_id, group_id, visible_s, visible_n,
+   * off)}): reads only the entries it returns.
+   */
+  @Override
+  public List<PendingEntry> duePending(
+      String queue, String groupId, Instant now, PendingEntry after, int limit) {
+    StoreChecks.checkDuePending(queue, groupId, now, limit);
+    return db.read(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, false);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT "
+                      + PENDING_COLUMNS
+                      + " FROM "
+                      + s
+                      + ".pending WHERE queue_id = ? AND group_id = ?"
+                      + " AND (visible_s, visible_n) <= (?, ?)"
+                      + (after == null ? "" : " AND (visible_s, visible_n, off) > (?, ?, ?)")
+                      + " ORDER BY visible_s, visible_n, off LIMIT ?")) {
+            ps.setLong(1, qid);
+            ps.setString(2, groupId);
+            Db.setInstant(ps, 3, now);
+            int next = 5;
+            if (after != null) {
+              Db.setInstant(ps, 5, after.visibleAt());
+              ps.setLong(7, after.offset());
+              next = 8;
+            }
+            ps.setInt(next, limit);
+            try (ResultSet rs = ps.executeQuery()) {
+              List<PendingEntry> out = new ArrayList<>();
+              while (rs.next()) {
+                out.add(pendingEntry(rs, 1));
+              }
+              return out;
+            }
+          }
+        });
+  }
+
   /** One transaction: the cursor update (which locks the group) and one multi-row upsert. */
   @Override
   public void claimPending(

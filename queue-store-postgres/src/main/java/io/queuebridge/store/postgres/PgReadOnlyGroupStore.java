@@ -171,6 +171,12 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public List<PendingEntry> duePending(
+      String queue, String groupId, Instant now, PendingEntry after, int limit) {
+    return reads.duePending(queue, groupId, now, after, limit);
+  }
+
+  @Override
   public List<PendingEntry> getPending(String queue, String groupId, String consumerId) {
     return reads.getPending(queue, groupId, consumerId);
   }

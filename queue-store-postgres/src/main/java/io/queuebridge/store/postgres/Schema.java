@@ -24,7 +24,8 @@ import java.util.TreeSet;
  * schema, its tables and its version up in the catalog and refuse a schema that is missing, lacks a
  * table, or has a version this code cannot read: a newer one as above, or one older than {@link
  * #READ_ONLY_FROM} (which would need the writable open to migrate it first). Version 1 is read as
- * it is: version 2 only added the table of deduplication ids, which reads never use.
+ * it is: version 2 only added the table of deduplication ids, which reads never use, and version 3
+ * only an index.
  *
  * <p><b>Layout (version 1).</b> One set of tables per store schema, not per queue, each keyed by
  * the queue's row id ({@code queues.id}, a new id for each incarnation of a name, so a deleted and
@@ -40,10 +41,14 @@ import java.util.TreeSet;
  * ids remembered, each with the offset of the message it was first stored with and that message's
  * creation time, primary key {@code (queue_id, dedup_id)} and an index on {@code (queue_id,
  * created_s, created_n)} for forgetting the ids older than the window.
+ *
+ * <p><b>Version 3</b> adds the index {@code pending_due} on {@code pending (queue_id, group_id,
+ * visible_s, visible_n, off)}: the engine finds a group's entries claimable now (redeliveries and
+ * scheduled messages, BEHAVIOUR Q-DELAY) from it without reading the others.
  */
 final class Schema {
   /** The layout version this code writes. */
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   /** The oldest version a read-only open reads as it is (without migrating). */
   static final int READ_ONLY_FROM = 1;
@@ -130,6 +135,12 @@ final class Schema {
               + " created_s bigint NOT NULL, created_n int NOT NULL,"
               + " PRIMARY KEY (queue_id, dedup_id))",
           "CREATE INDEX dedup_created ON " + s + ".dedup (queue_id, created_s, created_n)");
+    }
+    if (to == 3) {
+      return List.of(
+          "CREATE INDEX pending_due ON "
+              + s
+              + ".pending (queue_id, group_id, visible_s, visible_n, off)");
     }
     throw new IllegalArgumentException("no migration to version " + to);
   }

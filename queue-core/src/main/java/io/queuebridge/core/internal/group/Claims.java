@@ -98,8 +98,10 @@ final class Claims {
       List<GroupDelivery> out) {
     String queue = g.queue();
     List<PendingEntry> pending = g.pending();
-    int pelSize = pending.size();
     int max = settings.maxPelSize();
+    // Scheduled entries (not due when read, BEHAVIOUR Q-DELAY) do not count against the cap; they
+    // are counted only when the PEL is big enough for the cap to matter.
+    int pelSize = max > 0 && pending.size() >= max ? heldCount(pending) : pending.size();
     // No head() or tail() call: readBatch raises a start below the head and ends at the tail, and
     // the messages carry their offsets (two store calls fewer per claim; two queries on a
     // database).
@@ -114,6 +116,8 @@ final class Claims {
     }
     int claimed = 0;
     int examined = 0;
+    int scheduled = 0;
+    Instant firstDue = null;
     boolean full = false;
     Instant visibleAt = now.plus(visibility);
     List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
@@ -139,6 +143,17 @@ final class Claims {
             || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
           continue;
         }
+        Instant due = m.properties().isEmpty() ? null : m.deliverAt();
+        if (due != null && due.isAfter(now)) {
+          // Not due: the group has read it, no member holds it; a claim at its due time takes it
+          // from the due index (BEHAVIOUR Q-DELAY).
+          entries.add(PendingEntry.scheduled(m.offset(), now, due));
+          scheduled++;
+          if (firstDue == null || due.isBefore(firstDue)) {
+            firstDue = due;
+          }
+          continue;
+        }
         PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt);
         entries.add(e);
         pelSize++;
@@ -156,15 +171,34 @@ final class Claims {
     if (!entries.isEmpty() || cursor != g.cursor()) {
       // one store call for the whole batch: the entries and the cursor
       groups.claimPending(queue, g.id(), entries, cursor, now);
-      metrics.pelChanged(claimed);
+      metrics.pelChanged(claimed + scheduled);
     }
     if (claimed > 0) {
       redeliveryDue(queue, g.id(), visibleAt);
+    }
+    if (firstDue != null) {
+      metrics.scheduled(scheduled);
+      redeliveryDue(queue, g.id(), firstDue); // wake a consumer when the first one is due
     }
     metrics.claimed(claimed, claimed < n);
     return full ? pelSize : -1;
   }
 
+  /** Entries a member holds: all but the scheduled ones. */
+  private static int heldCount(List<PendingEntry> pending) {
+    int n = 0;
+    for (PendingEntry e : pending) {
+      if (!e.isScheduled()) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Work stealing and due scheduled messages: the entries claimable now, earliest first, from the
+   * store's due index ({@link ConsumerGroupStore#duePending}), page by page past the ones it skips.
+   */
   private void steal(
       QueueConfig config,
       ConsumerGroupState g,
@@ -176,66 +210,105 @@ final class Claims {
     long start = System.nanoTime();
     String queue = g.queue();
     try {
-      // g is the snapshot from before this call's cursor claims: those entries are not visible yet.
-      for (PendingEntry e : g.pending()) {
-        if (out.size() >= n) {
-          break;
-        }
-        if (!e.isVisible(now)) {
-          continue;
-        }
-        String poison = deadLetters.exhausted(config, e, now);
-        Message m;
-        try {
-          m = queues.read(queue, e.offset());
-        } catch (OffsetOutOfRangeException gone) {
-          LOG.warn(
-              "pending offset {} of group {} on queue {} was truncated; dropping the entry",
-              e.offset(),
-              g.id(),
-              queue);
-          release(queue, g.id(), e, now);
-          metrics.discarded.increment();
-          metrics.stealAttempt(false);
-          continue;
-        }
-        if (poison != null) {
-          try {
-            deadLetters.deadLetter(config, g.id(), e, m, poison, now);
-          } catch (QueueException failed) {
-            LOG.warn(
-                "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
-                e.offset(),
-                g.id(),
-                queue,
-                failed);
-            metrics.stealAttempt(false);
-            continue;
+      PendingEntry after = null;
+      while (out.size() < n) {
+        int page = Math.max(STEAL_PAGE, n - out.size());
+        List<PendingEntry> due = groups.duePending(queue, g.id(), now, after, page);
+        for (PendingEntry e : due) {
+          if (out.size() >= n) {
+            return;
           }
-          release(queue, g.id(), e, now);
-          metrics.stealAttempt(false);
-          continue;
+          after = e;
+          takeDue(config, g, consumerId, e, now, visibility, out);
         }
-        if (m.isExpired(now)) {
-          release(queue, g.id(), e, now);
-          metrics.discarded.increment();
-          metrics.stealAttempt(false);
-          continue;
+        if (due.size() < page) {
+          return; // nothing more is due
         }
-        if (!RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-          metrics.stealAttempt(false);
-          continue;
-        }
-        PendingEntry moved =
-            groups.transferPending(
-                queue, g.id(), e.offset(), e.consumerId(), consumerId, now, visibility);
-        out.add(delivery(g, moved, m));
-        metrics.stealAttempt(true);
-        redeliveryDue(queue, g.id(), moved.visibleAt());
       }
     } finally {
       metrics.stealLatencyNanos.add(System.nanoTime() - start);
     }
+  }
+
+  /** Entries read per {@link ConsumerGroupStore#duePending} call of a steal. */
+  private static final int STEAL_PAGE = 64;
+
+  /**
+   * One entry claimable at {@code now}: a scheduled message becomes a first delivery; a held entry
+   * is stolen, unless it is poison (dead-lettered), truncated or expired (dropped).
+   */
+  private void takeDue(
+      QueueConfig config,
+      ConsumerGroupState g,
+      String consumerId,
+      PendingEntry e,
+      Instant now,
+      Duration visibility,
+      List<GroupDelivery> out) {
+    String queue = g.queue();
+    boolean scheduled = e.isScheduled();
+    String poison = scheduled ? null : deadLetters.exhausted(config, e, now);
+    Message m;
+    try {
+      m = queues.read(queue, e.offset());
+    } catch (OffsetOutOfRangeException gone) {
+      LOG.warn(
+          "pending offset {} of group {} on queue {} was truncated; dropping the entry",
+          e.offset(),
+          g.id(),
+          queue);
+      release(queue, g.id(), e, now);
+      metrics.discarded.increment();
+      metrics.stealAttempt(false);
+      return;
+    }
+    if (poison != null) {
+      try {
+        deadLetters.deadLetter(config, g.id(), e, m, poison, now);
+      } catch (QueueException failed) {
+        LOG.warn(
+            "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
+            e.offset(),
+            g.id(),
+            queue,
+            failed);
+        metrics.stealAttempt(false);
+        return;
+      }
+      release(queue, g.id(), e, now);
+      metrics.stealAttempt(false);
+      return;
+    }
+    if (m.isExpired(now)) {
+      release(queue, g.id(), e, now);
+      metrics.discarded.increment();
+      if (!scheduled) {
+        metrics.stealAttempt(false);
+      }
+      return;
+    }
+    if (!RoutingKeys.matches(g.pattern(), queue, m.topic())) {
+      if (!scheduled) {
+        metrics.stealAttempt(false);
+      }
+      return;
+    }
+    if (scheduled) {
+      // due now: its first delivery, as a claim from the cursor would have made it
+      PendingEntry first =
+          new PendingEntry(e.offset(), consumerId, now, 1, now, now.plus(visibility));
+      groups.updatePending(queue, g.id(), first);
+      out.add(delivery(g, first, m));
+      metrics.claimed(1, false);
+      redeliveryDue(queue, g.id(), first.visibleAt());
+      return;
+    }
+    PendingEntry moved =
+        groups.transferPending(
+            queue, g.id(), e.offset(), e.consumerId(), consumerId, now, visibility);
+    out.add(delivery(g, moved, m));
+    metrics.stealAttempt(true);
+    redeliveryDue(queue, g.id(), moved.visibleAt());
   }
 
   private GroupDelivery delivery(ConsumerGroupState g, PendingEntry e, Message m) {

@@ -61,6 +61,7 @@ final class MetricsRecorder {
   final Counter claimLatencyNanos = new Counter();
   final Counter stealLatencyNanos = new Counter();
   final Counter ackLatencyNanos = new Counter();
+  final Counter scheduled = new Counter();
   private final Counter pelSize = new Counter();
   private final Counter pelHighWater = new Counter();
 
@@ -70,6 +71,11 @@ final class MetricsRecorder {
     if (failedOnce) {
       claimFailures.increment();
     }
+  }
+
+  /** {@code n} messages read before their due time (BEHAVIOUR Q-DELAY). */
+  void scheduled(int n) {
+    scheduled.add(n);
   }
 
   void stealAttempt(boolean success) {
@@ -109,7 +115,8 @@ final class MetricsRecorder {
         pelHighWater.sum(),
         claimLatencyNanos.sum(),
         stealLatencyNanos.sum(),
-        ackLatencyNanos.sum());
+        ackLatencyNanos.sum(),
+        scheduled.sum());
   }
 
   /** Zeroes every counter but the PEL gauge and its high-water mark; under the lock. */
@@ -129,7 +136,8 @@ final class MetricsRecorder {
           discarded,
           claimLatencyNanos,
           stealLatencyNanos,
-          ackLatencyNanos
+          ackLatencyNanos,
+          scheduled
         }) {
       c.set(0);
     }

@@ -180,6 +180,14 @@ final class FileGroupStore implements ConsumerGroupStore {
     return group(queue, groupId).pendingAt(offset);
   }
 
+  /** From the group's due index (O(log n + limit)). */
+  @Override
+  public List<PendingEntry> duePending(
+      String queue, String groupId, Instant now, PendingEntry after, int limit) {
+    StoreChecks.checkDuePending(queue, groupId, now, limit);
+    return group(queue, groupId).duePending(now, after, limit);
+  }
+
   /** One record for the whole claim (entries and cursor), so a crash keeps all of it or none. */
   @Override
   public void claimPending(

@@ -314,6 +314,11 @@ final class GroupLog {
     return table.allPending();
   }
 
+  synchronized List<PendingEntry> duePending(java.time.Instant now, PendingEntry after, int limit) {
+    checkOpen();
+    return table.duePending(now, after, limit);
+  }
+
   synchronized java.util.Optional<PendingEntry> pendingAt(long offset) {
     checkOpen();
     return table.pendingAt(offset);

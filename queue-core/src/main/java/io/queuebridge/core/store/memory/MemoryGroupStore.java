@@ -180,6 +180,17 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     }
   }
 
+  /** From the group's due index (O(log n + limit)). */
+  @Override
+  public List<PendingEntry> duePending(
+      String queue, String groupId, Instant now, PendingEntry after, int limit) {
+    StoreChecks.checkDuePending(queue, groupId, now, limit);
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      return d.live().duePending(now, after, limit);
+    }
+  }
+
   /** One change: every entry added, then the cursor set; {@code updatedAt = now}. */
   @Override
   public void claimPending(

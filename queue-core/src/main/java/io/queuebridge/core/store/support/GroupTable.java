@@ -129,6 +129,14 @@ public final class GroupTable {
     return List.copyOf(out);
   }
 
+  /**
+   * {@link ConsumerGroupStore#duePending}: the entries claimable at {@code now} after {@code
+   * after}, by {@link PendingEntry#BY_VISIBILITY}, at most {@code limit}; O(log n + limit).
+   */
+  public List<PendingEntry> duePending(Instant now, PendingEntry after, int limit) {
+    return pending.due(now, after, limit);
+  }
+
   /** Every pending entry, by offset. */
   public List<PendingEntry> allPending() {
     return List.of(pending.toArray());

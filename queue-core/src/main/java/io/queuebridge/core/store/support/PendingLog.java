@@ -1,8 +1,12 @@
 package io.queuebridge.core.store.support;
 
 import io.queuebridge.core.store.PendingEntry;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.NavigableSet;
+import java.util.TreeSet;
 
 /**
  * The pending entries of one consumer group ({@link GroupTable}), sorted by offset, in a form that
@@ -17,6 +21,11 @@ import java.util.List;
  * O(1) amortised, finding or removing any offset is O(log n), inserting in the middle (after a
  * cursor rewind) is O(n), and the lowest live offset is at {@code head}.
  *
+ * <p><b>Due index.</b> The live entries are also kept in a sorted set by {@link
+ * PendingEntry#BY_VISIBILITY}, so the entries claimable at a time ({@link #due}) are found in O(log
+ * n + k) without looking at the others: redeliveries and scheduled messages (BEHAVIOUR Q-DELAY)
+ * alike.
+ *
  * <p>Not thread-safe: the owning group's lock guards it.
  */
 final class PendingLog {
@@ -27,6 +36,7 @@ final class PendingLog {
   private int head;
   private int tail;
   private int live;
+  private final TreeSet<PendingEntry> byVisibility = new TreeSet<>(PendingEntry.BY_VISIBILITY);
 
   /** Live entries. */
   int size() {
@@ -63,6 +73,7 @@ final class PendingLog {
   void put(PendingEntry e) {
     long offset = e.offset();
     if (tail == head || offset > offsets[tail - 1]) {
+      byVisibility.add(e);
       if (tail == offsets.length) {
         makeRoom();
       }
@@ -76,10 +87,14 @@ final class PendingLog {
     if (i >= 0) {
       if (entries[i] == null) {
         live++;
+      } else {
+        byVisibility.remove(entries[i]);
       }
+      byVisibility.add(e);
       entries[i] = e;
       return;
     }
+    byVisibility.add(e);
     insertAt(-i - 1, e);
   }
 
@@ -107,6 +122,7 @@ final class PendingLog {
 
   private PendingEntry removeIndex(int i) {
     PendingEntry e = entries[i];
+    byVisibility.remove(e);
     entries[i] = null;
     live--;
     while (head < tail && entries[head] == null) {
@@ -130,6 +146,25 @@ final class PendingLog {
     head = 0;
     tail = 0;
     live = 0;
+    byVisibility.clear();
+  }
+
+  /**
+   * The live entries claimable at {@code now} ({@code visibleAt <= now}) that come after {@code
+   * after} in {@link PendingEntry#BY_VISIBILITY} order (from the first when null), in that order,
+   * at most {@code limit}.
+   */
+  List<PendingEntry> due(Instant now, PendingEntry after, int limit) {
+    NavigableSet<PendingEntry> from =
+        after == null ? byVisibility : byVisibility.tailSet(after, false);
+    List<PendingEntry> out = new ArrayList<>(Math.min(limit, 16));
+    for (PendingEntry e : from) {
+      if (out.size() >= limit || e.visibleAt().isAfter(now)) {
+        break;
+      }
+      out.add(e);
+    }
+    return out;
   }
 
   /** The live entries, by offset, as a new array. */
@@ -157,6 +192,7 @@ final class PendingLog {
       offsets[tail] = e.offset();
       entries[tail] = e;
       tail++;
+      byVisibility.add(e);
     }
     live = tail;
   }

@@ -22,10 +22,10 @@ import java.util.List;
  * magic {@code QBQC}, version 1; the PostgreSQL store in a column). Every field of {@link
  * QueueConfig} is written; durations are ISO-8601 ({@code PT30S}) and instants ISO-8601 UTC, so
  * values round-trip exactly. Reading requires every field (version 1 has them all) but {@code
- * dedupWindow}, added later (BEHAVIOUR Q-DEDUP): it is written only when deduplication is on, and
- * absent reads as off, so configurations stored before it read unchanged and a queue without
- * deduplication is stored byte for byte as before. Unknown fields are ignored. Stateless and
- * thread-safe.
+ * dedupWindow} and {@code maxDelay}, added later (BEHAVIOUR Q-DEDUP, Q-DELAY): each is written only
+ * when it differs from its default, and absent reads as that default, so configurations stored
+ * before them read unchanged and a queue that keeps both defaults is stored byte for byte as
+ * before. Unknown fields are ignored. Stateless and thread-safe.
  *
  * <p>One format for every store instead of a copy in each; not part of the SPI.
  */
@@ -76,6 +76,9 @@ public final class QueueConfigCodec {
     n.put("heartbeatTimeout", c.heartbeatTimeout().toString());
     if (c.deduplicates()) {
       n.put("dedupWindow", c.dedupWindow().toString()); // absent = off, as in earlier releases
+    }
+    if (!c.maxDelay().equals(QueueConfig.DEFAULT_MAX_DELAY)) {
+      n.put("maxDelay", c.maxDelay().toString()); // absent = the default, as in earlier releases
     }
     try {
       return JSON.writeValueAsBytes(n);
@@ -139,6 +142,7 @@ public final class QueueConfigCodec {
           .batchSize((int) number(n, "batchSize"))
           .heartbeatTimeout(duration(n, "heartbeatTimeout"))
           .dedupWindow(n.has("dedupWindow") ? duration(n, "dedupWindow") : Duration.ZERO)
+          .maxDelay(n.has("maxDelay") ? duration(n, "maxDelay") : QueueConfig.DEFAULT_MAX_DELAY)
           .build();
     } catch (Malformed e) {
       throw e;

@@ -243,4 +243,25 @@ public final class StoreChecks {
               + removed.length);
     }
   }
+
+  /**
+   * The argument checks of {@link io.queuebridge.core.store.ConsumerGroupStore#duePending}.
+   *
+   * @throws IllegalArgumentException if {@code limit < 1}
+   */
+  public static void checkDuePending(String queue, String groupId, Instant now, int limit) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(now, "now");
+    if (limit < 1) {
+      throw new IllegalArgumentException(
+          "duePending of group "
+              + groupId
+              + " on queue "
+              + queue
+              + ": limit is "
+              + limit
+              + "; expected at least 1");
+    }
+  }
 }

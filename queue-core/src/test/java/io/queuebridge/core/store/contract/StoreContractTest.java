@@ -246,10 +246,12 @@ public abstract class StoreContractTest {
             .deliveryTimeout(Duration.ofSeconds(9))
             .batchSize(7)
             .heartbeatTimeout(Duration.ofSeconds(11))
+            .maxDelay(Duration.ofHours(2))
             .lastConsumerDisconnect(T0)
             .build();
     queues().createQueue(config);
     assertThat(queues().getQueue("$dlq/orders")).isEqualTo(config);
+    assertThat(queues().getQueue("$dlq/orders").maxDelay()).isEqualTo(Duration.ofHours(2));
     assertThat(queues().getQueue("$dlq/orders").type()).isEqualTo(QueueType.STREAM);
   }
 
@@ -1757,6 +1759,135 @@ public abstract class StoreContractTest {
     assertThat(groups().listConsumers("q", "g"))
         .containsExactlyInAnyOrder(refreshed, consumer("c2", T0));
     assertThat(groups().getGroup("q", "g").consumers()).containsEntry("c1", refreshed);
+  }
+
+  // ----------------------------------------------------------- due index (BEHAVIOUR Q-DELAY)
+
+  /** An entry held by {@code consumer}, claimable again at {@code T0 + visibleSeconds}. */
+  private static PendingEntry visibleAt(long offset, String consumer, long visibleSeconds) {
+    return new PendingEntry(offset, consumer, T0, 1, T0, T0.plusSeconds(visibleSeconds));
+  }
+
+  @Test
+  void duePendingAnswersTheEntriesClaimableNowEarliestFirstThenByOffset() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups()
+        .claimPending(
+            "q",
+            "g",
+            List.of(
+                visibleAt(1, "c1", 50),
+                PendingEntry.scheduled(2, T0, T0.plusSeconds(10)),
+                visibleAt(3, "c2", 30),
+                PendingEntry.scheduled(4, T0, T0.plusSeconds(30)),
+                visibleAt(5, "c1", 90),
+                PendingEntry.scheduled(6, T0, T0.plusSeconds(20))),
+            7,
+            T0);
+    assertThat(groups().duePending("q", "g", T0.plusSeconds(9), null, 10)).isEmpty();
+    assertThat(groups().duePending("q", "g", T0.plusSeconds(30), null, 10))
+        .as("by visibleAt, equal times by offset; the bound is inclusive")
+        .extracting(PendingEntry::offset)
+        .containsExactly(2L, 6L, 3L, 4L);
+    assertThat(groups().duePending("q", "g", T0.plusSeconds(60), null, 2))
+        .extracting(PendingEntry::offset)
+        .containsExactly(2L, 6L);
+    PendingEntry six = groups().findPending("q", "g", 6).orElseThrow();
+    assertThat(groups().duePending("q", "g", T0.plusSeconds(60), six, 10))
+        .as("the page after entry 6")
+        .extracting(PendingEntry::offset)
+        .containsExactly(3L, 4L, 1L);
+    assertThat(groups().duePending("q", "g", T0.plusSeconds(60), null, 10).get(0))
+        .isEqualTo(PendingEntry.scheduled(2, T0, T0.plusSeconds(10)));
+    assertThatThrownBy(() -> groups().duePending("q", "g", T0, null, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("limit is 0");
+    assertThatThrownBy(() -> groups().duePending("q", "nope", T0, null, 1))
+        .isInstanceOf(GroupNotFoundException.class);
+  }
+
+  @Test
+  void duePendingFollowsEveryChangeOfAnEntrysVisibility() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups()
+        .claimPending(
+            "q",
+            "g",
+            List.of(
+                PendingEntry.scheduled(0, T0, T0.plusSeconds(5)),
+                visibleAt(1, "c1", 10),
+                visibleAt(2, "c1", 20)),
+            3,
+            T0);
+    Instant later = T0.plusSeconds(100);
+    // a scheduled entry becomes a first delivery held by c2, visible again in 30 s
+    PendingEntry first =
+        new PendingEntry(0, "c2", T0.plusSeconds(5), 1, T0.plusSeconds(5), T0.plusSeconds(35));
+    groups().updatePending("q", "g", first);
+    // a renewal pushes entry 1 past entry 2
+    groups().updatePending("q", "g", visibleAt(1, "c1", 40));
+    assertThat(groups().duePending("q", "g", later, null, 10))
+        .extracting(PendingEntry::offset)
+        .containsExactly(2L, 0L, 1L);
+    groups().transferPending("q", "g", 2, "c1", "c2", T0.plusSeconds(50), Duration.ofSeconds(60));
+    assertThat(groups().duePending("q", "g", later, null, 10))
+        .as("stolen: visible again at 110 s")
+        .extracting(PendingEntry::offset)
+        .containsExactly(0L, 1L);
+    groups().acknowledgePending("q", "g", "c2", 0, 1, T0.plusSeconds(51));
+    assertThat(groups().duePending("q", "g", later, null, 10))
+        .extracting(PendingEntry::offset)
+        .containsExactly(1L);
+    boolean[] removed = new boolean[1];
+    groups()
+        .acknowledgeAllPending(
+            "q", "g", "c1", new long[] {1}, new int[] {1}, removed, T0.plusSeconds(52));
+    assertThat(removed).containsExactly(true);
+    assertThat(groups().duePending("q", "g", later.plusSeconds(100), null, 10))
+        .extracting(PendingEntry::offset)
+        .containsExactly(2L);
+    groups().updateGroup(groups().getGroup("q", "g").withPending(List.of(), T0.plusSeconds(53)));
+    assertThat(groups().duePending("q", "g", later.plusSeconds(100), null, 10)).isEmpty();
+  }
+
+  @Test
+  void aScheduledEntryHoldsTheCommittedOffsetAndIsReleasedByItsEmptyHolder() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    PendingEntry parked = PendingEntry.scheduled(0, T0, T0.plusSeconds(60));
+    assertThat(parked.isScheduled()).isTrue();
+    assertThat(parked.consumerId()).isEqualTo(PendingEntry.NO_HOLDER);
+    assertThat(parked.deliveryCount()).isZero();
+    groups().claimPending("q", "g", List.of(parked, pending(1, "c1")), 2, T0);
+    assertThat(groups().acknowledgePending("q", "g", "c1", 1, 1, T0.plusSeconds(1)))
+        .as("the scheduled entry at 0 keeps the committed offset")
+        .isZero();
+    assertThat(groups().getPending("q", "g", PendingEntry.NO_HOLDER)).containsExactly(parked);
+    assertThat(
+            groups().acknowledgePending("q", "g", PendingEntry.NO_HOLDER, 0, 0, T0.plusSeconds(2)))
+        .isEqualTo(2);
+    assertThat(groups().getAllPending("q", "g")).isEmpty();
+  }
+
+  @Test
+  void scheduledEntriesAndTheDueOrderSurviveReopen() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    List<PendingEntry> entries = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      entries.add(PendingEntry.scheduled(i, T0, T0.plusSeconds((i * 7) % 20)));
+    }
+    groups().claimPending("q", "g", entries, 20, T0);
+    List<PendingEntry> before = groups().duePending("q", "g", T0.plusSeconds(30), null, 100);
+    reopen();
+    assertThat(groups().getAllPending("q", "g")).containsExactlyElementsOf(entries);
+    assertThat(groups().duePending("q", "g", T0.plusSeconds(30), null, 100))
+        .hasSize(20)
+        .containsExactlyElementsOf(before)
+        .isSortedAccordingTo(PendingEntry.BY_VISIBILITY);
   }
 
   @Test
