@@ -71,6 +71,7 @@ final class DescribeCommand extends StoreCommand {
       long deliveryTimeoutMs,
       String ackDurability,
       long dedupWindowMs,
+      long maxDelayMs,
       Long expiresAfterMs,
       Retry retryPolicy,
       DeadLetters deadLetterQueue,
@@ -107,6 +108,12 @@ final class DescribeCommand extends StoreCommand {
             ? "off"
             : Text.duration(Duration.ofMillis(d.dedupWindowMs()))
                 + " (a publish's deduplication id is stored once within it)"
+      },
+      {
+        "Max delay",
+        d.maxDelayMs() == 0
+            ? "0 (delayed publishes refused)"
+            : Text.duration(Duration.ofMillis(d.maxDelayMs()))
       },
       {
         "Expires after",
@@ -168,6 +175,7 @@ final class DescribeCommand extends StoreCommand {
         q.deliveryTimeout().toMillis(),
         q.ackDurability().name().toLowerCase(Locale.ROOT),
         q.dedupWindow().toMillis(),
+        q.maxDelay().toMillis(),
         q.durable() ? null : q.expiresAfter().toMillis(),
         new Retry(
             p.maxRetries(),

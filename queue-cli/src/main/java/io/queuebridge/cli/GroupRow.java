@@ -15,11 +15,13 @@ import java.util.Locale;
  * @param committed the group's committed offset
  * @param lag {@code max(0, tail - committed)}: not yet committed, pending included (the definition
  *     of {@code ConsumerGroups.lag})
- * @param pending entries in the group's pending entry list
+ * @param pending entries in the group's pending entry list that a member holds (claimed, not
+ *     settled)
+ * @param scheduled entries read before their due time, not delivered yet (BEHAVIOUR Q-DELAY)
  * @param redelivered pending entries delivered more than once
  * @param consumers the group's members
- * @param oldestPendingAgeMs how long ago the oldest pending entry was first delivered; null when
- *     nothing is pending
+ * @param oldestPendingAgeMs how long ago the oldest held pending entry was first delivered; null
+ *     when nothing is held
  */
 record GroupRow(
     String group,
@@ -28,6 +30,7 @@ record GroupRow(
     long committed,
     long lag,
     int pending,
+    int scheduled,
     int redelivered,
     int consumers,
     Long oldestPendingAgeMs) {
@@ -39,6 +42,7 @@ record GroupRow(
     "COMMITTED",
     "LAG",
     "PENDING",
+    "SCHEDULED",
     "REDELIVERED",
     "CONSUMERS",
     "OLDEST-PENDING-AGE"
@@ -47,7 +51,12 @@ record GroupRow(
   static GroupRow of(ConsumerGroupState g, long tail, Instant now) {
     Instant oldest = null;
     int redelivered = 0;
+    int scheduled = 0;
     for (PendingEntry e : g.pending()) {
+      if (e.isScheduled()) {
+        scheduled++;
+        continue;
+      }
       if (oldest == null || e.firstClaimedAt().isBefore(oldest)) {
         oldest = e.firstClaimedAt();
       }
@@ -61,7 +70,8 @@ record GroupRow(
         g.cursor(),
         g.committed(),
         Math.max(0, tail - g.committed()),
-        g.pending().size(),
+        g.pending().size() - scheduled,
+        scheduled,
         redelivered,
         g.consumers().size(),
         Text.millisSince(oldest, now));
@@ -75,6 +85,7 @@ record GroupRow(
       committed,
       lag,
       pending,
+      scheduled,
       redelivered,
       consumers,
       Text.age(oldestPendingAgeMs)

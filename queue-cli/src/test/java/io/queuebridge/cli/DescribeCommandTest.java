@@ -36,6 +36,7 @@ Delivery timeout:   30s
 Retry policy:       10 retries, backoff 5s x2.0 up to 5m, give up after 1d
 Ack durability:     default
 Dedup window:       off
+Max delay:          7d
 Expires after:      - (durable)
 Dead-letter queue:  $dlq/jobs (1 message)
 Head:               0 (accepted 2025-01-31T09:00:00Z)
@@ -43,8 +44,8 @@ Tail:               6 (last message 5, accepted 2025-01-31T09:30:00Z)
 Messages:           6
 
 Groups:
-GROUP    MODE   CURSOR  COMMITTED  LAG  PENDING  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
-workers  queue  5       1          5    3        1            2          50m00s
+GROUP    MODE   CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
+workers  queue  5       1          5    3        0          1            2          50m00s
 """);
     }
   }

@@ -23,8 +23,8 @@ class GroupsCommandTest {
       assertThat(run.out())
           .isEqualTo(
 """
-GROUP    MODE   CURSOR  COMMITTED  LAG  PENDING  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
-workers  queue  5       1          5    3        1            2          50m00s
+GROUP    MODE   CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
+workers  queue  5       1          5    3        0          1            2          50m00s
 """);
     }
   }

@@ -196,6 +196,20 @@ public interface ConsumerGroupStore {
   }
 
   /**
+   * The group without its pending entries, with their count, the count of {@linkplain
+   * PendingEntry#isScheduled() scheduled} ones and the highest pending offset: what a queue-mode
+   * claim reads of a group before it claims from the cursor ({@link GroupOverview}). A store should
+   * answer without building the pending entry list (the memory and file stores keep the counts; the
+   * PostgreSQL store counts in the database), so a claim's cost does not grow with it. The default
+   * builds the whole group and counts.
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default GroupOverview overview(String queue, String groupId) {
+    return GroupOverview.of(getGroup(queue, groupId));
+  }
+
+  /**
    * The pending entries claimable at {@code now} — {@code visibleAt} at or before it: redeliveries
    * whose visibility timeout or retry time passed, and {@linkplain PendingEntry#isScheduled()
    * scheduled} messages now due (BEHAVIOUR Q-DELAY) — in {@link PendingEntry#BY_VISIBILITY} order

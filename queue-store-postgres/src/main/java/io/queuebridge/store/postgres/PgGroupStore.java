@@ -9,6 +9,7 @@ import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.sql.Connection;
@@ -314,6 +315,32 @@ final class PgGroupStore implements ConsumerGroupStore {
           List<PendingEntry> found =
               pendingWhere(c, qid, groupId, " AND off = ?", ps -> ps.setLong(3, offset));
           return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+        });
+  }
+
+  /** The group's row and members, and one aggregate over its pending rows (none is read). */
+  @Override
+  public GroupOverview overview(String queue, String groupId) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    return db.readSnapshot(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, false);
+          ConsumerGroupState g = load(c, queue, qid, groupId, false).get(0);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT count(*), count(*) FILTER (WHERE consumer_id = ''), max(off) FROM "
+                      + s
+                      + ".pending WHERE queue_id = ? AND group_id = ?")) {
+            ps.setLong(1, qid);
+            ps.setString(2, groupId);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              int pending = rs.getInt(1);
+              return new GroupOverview(g, pending, rs.getInt(2), pending == 0 ? -1 : rs.getLong(3));
+            }
+          }
         });
   }
 
@@ -814,6 +841,13 @@ final class PgGroupStore implements ConsumerGroupStore {
   /** Full states of the queue's groups (one group when {@code groupId} is non-null). */
   private List<ConsumerGroupState> load(Connection c, String queue, long qid, String groupId)
       throws SQLException {
+    return load(c, queue, qid, groupId, true);
+  }
+
+  /** The groups (one when {@code groupId} is non-null); without pending rows unless asked. */
+  private List<ConsumerGroupState> load(
+      Connection c, String queue, long qid, String groupId, boolean pendingRows)
+      throws SQLException {
     String only = groupId == null ? "" : " AND group_id = ?";
     Map<String, Object[]> rows = new LinkedHashMap<>();
     try (PreparedStatement ps =
@@ -843,24 +877,8 @@ final class PgGroupStore implements ConsumerGroupStore {
       return List.of();
     }
     Map<String, List<PendingEntry>> pending = new HashMap<>();
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT group_id, "
-                + PENDING_COLUMNS
-                + " FROM "
-                + s
-                + ".pending WHERE queue_id = ?"
-                + only
-                + " ORDER BY group_id, off")) {
-      ps.setLong(1, qid);
-      if (groupId != null) {
-        ps.setString(2, groupId);
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          pending.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(pendingEntry(rs, 2));
-        }
-      }
+    if (pendingRows) {
+      readPending(c, qid, groupId, only, pending);
     }
     Map<String, Map<String, ConsumerInfo>> members = consumers(c, qid, groupId);
     List<ConsumerGroupState> out = new ArrayList<>(rows.size());
@@ -881,5 +899,29 @@ final class PgGroupStore implements ConsumerGroupStore {
               (Instant) r[6]));
     }
     return List.copyOf(out);
+  }
+
+  private void readPending(
+      Connection c, long qid, String groupId, String only, Map<String, List<PendingEntry>> pending)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT group_id, "
+                + PENDING_COLUMNS
+                + " FROM "
+                + s
+                + ".pending WHERE queue_id = ?"
+                + only
+                + " ORDER BY group_id, off")) {
+      ps.setLong(1, qid);
+      if (groupId != null) {
+        ps.setString(2, groupId);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          pending.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(pendingEntry(rs, 2));
+        }
+      }
+    }
   }
 }

@@ -4,6 +4,7 @@ import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import java.time.Duration;
 import java.time.Instant;
@@ -168,6 +169,11 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
   @Override
   public Optional<PendingEntry> findPending(String queue, String groupId, long offset) {
     return reads.findPending(queue, groupId, offset);
+  }
+
+  @Override
+  public GroupOverview overview(String queue, String groupId) {
+    return reads.overview(queue, groupId);
   }
 
   @Override

@@ -10,6 +10,7 @@ import io.queuebridge.core.group.RedeliveryListener;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStore;
 import java.time.Duration;
@@ -77,12 +78,15 @@ final class Claims {
   int claim(
       String queue, String group, String consumerId, int n, long start, List<GroupDelivery> out) {
     QueueConfig config = queues.getQueue(queue);
-    ConsumerGroupState g = groups.getGroup(queue, group);
+    // The group without its pending entries: a claim's cost does not grow with the PEL (scheduled
+    // messages can make it large, BEHAVIOUR Q-DELAY); stealing reads the due ones from the index.
+    GroupOverview overview = groups.overview(queue, group);
+    ConsumerGroupState g = overview.group();
     GroupCoordinator.requireMode(g, GroupMode.QUEUE);
     Instant now = time.at(start);
     members.touch(g, consumerId, now);
     Duration visibility = visibility(config);
-    int pelFull = claimFromCursor(g, consumerId, n, now, visibility, out);
+    int pelFull = claimFromCursor(overview, consumerId, n, now, visibility, out);
     if (out.size() < n) {
       steal(config, g, consumerId, n, now, visibility, out);
     }
@@ -90,28 +94,29 @@ final class Claims {
   }
 
   private int claimFromCursor(
-      ConsumerGroupState g,
+      GroupOverview overview,
       String consumerId,
       int n,
       Instant now,
       Duration visibility,
       List<GroupDelivery> out) {
+    ConsumerGroupState g = overview.group();
     String queue = g.queue();
-    List<PendingEntry> pending = g.pending();
     int max = settings.maxPelSize();
-    // Scheduled entries (not due when read, BEHAVIOUR Q-DELAY) do not count against the cap; they
-    // are counted only when the PEL is big enough for the cap to matter.
-    int pelSize = max > 0 && pending.size() >= max ? heldCount(pending) : pending.size();
+    // Scheduled entries (not due when read, BEHAVIOUR Q-DELAY) do not count against the cap.
+    int pelSize = overview.held();
     // No head() or tail() call: readBatch raises a start below the head and ends at the tail, and
     // the messages carry their offsets (two store calls fewer per claim; two queries on a
     // database).
     long cursor = g.cursor();
     // After a rewind the cursor can be below offsets the group holds: never claim those twice.
     Set<Long> held = null;
-    if (!pending.isEmpty() && pending.get(pending.size() - 1).offset() >= cursor) {
+    if (overview.highestPendingOffset() >= cursor) {
       held = new HashSet<>();
-      for (PendingEntry e : pending) {
-        held.add(e.offset());
+      for (PendingEntry e : groups.getAllPending(queue, g.id())) {
+        if (e.offset() >= cursor) {
+          held.add(e.offset());
+        }
       }
     }
     int claimed = 0;
@@ -182,17 +187,6 @@ final class Claims {
     }
     metrics.claimed(claimed, claimed < n);
     return full ? pelSize : -1;
-  }
-
-  /** Entries a member holds: all but the scheduled ones. */
-  private static int heldCount(List<PendingEntry> pending) {
-    int n = 0;
-    for (PendingEntry e : pending) {
-      if (!e.isScheduled()) {
-        n++;
-      }
-    }
-    return n;
   }
 
   /**

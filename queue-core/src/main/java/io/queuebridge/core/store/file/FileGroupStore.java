@@ -7,6 +7,7 @@ import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.io.IOException;
@@ -178,6 +179,12 @@ final class FileGroupStore implements ConsumerGroupStore {
   @Override
   public Optional<PendingEntry> findPending(String queue, String groupId, long offset) {
     return group(queue, groupId).pendingAt(offset);
+  }
+
+  /** From the group's table, in O(1). */
+  @Override
+  public GroupOverview overview(String queue, String groupId) {
+    return group(queue, groupId).overview();
   }
 
   /** From the group's due index (O(log n + limit)). */

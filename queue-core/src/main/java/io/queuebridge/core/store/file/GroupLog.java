@@ -314,6 +314,11 @@ final class GroupLog {
     return table.allPending();
   }
 
+  synchronized io.queuebridge.core.store.GroupOverview overview() {
+    checkOpen();
+    return table.overview();
+  }
+
   synchronized List<PendingEntry> duePending(java.time.Instant now, PendingEntry after, int limit) {
     checkOpen();
     return table.duePending(now, after, limit);

@@ -7,6 +7,7 @@ import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.support.GroupTable;
 import io.queuebridge.core.store.support.StoreChecks;
@@ -177,6 +178,15 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     GroupData d = data(queue, groupId);
     synchronized (d) {
       return d.live().pendingAt(offset);
+    }
+  }
+
+  /** From the group's table, in O(1). */
+  @Override
+  public GroupOverview overview(String queue, String groupId) {
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      return d.live().overview();
     }
   }
 

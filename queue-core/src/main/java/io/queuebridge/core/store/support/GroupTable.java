@@ -5,6 +5,7 @@ import io.queuebridge.core.errors.PendingEntryNotFoundException;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
+import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,6 +47,7 @@ public final class GroupTable {
   private Instant createdAt;
   private Instant updatedAt;
   private ConsumerGroupState snapshot;
+  private ConsumerGroupState header;
 
   /** A table holding {@code state} (which is also its first snapshot). */
   public GroupTable(ConsumerGroupState state) {
@@ -111,6 +113,31 @@ public final class GroupTable {
       snapshot = s;
     }
     return s;
+  }
+
+  /**
+   * {@link ConsumerGroupStore#overview}: the state without its pending entries (cached until the
+   * next change) and their counts, in O(1) whatever the number of entries.
+   */
+  public GroupOverview overview() {
+    ConsumerGroupState h = header;
+    if (h == null) {
+      h =
+          new ConsumerGroupState(
+              queue,
+              id,
+              pattern,
+              mode,
+              autoCommit,
+              cursor,
+              committed,
+              List.of(),
+              consumers,
+              createdAt,
+              updatedAt);
+      header = h;
+    }
+    return new GroupOverview(h, pending.size(), pending.scheduledCount(), pending.highestOffset());
   }
 
   /** The entry at {@code offset}, if any member holds it. */
@@ -272,6 +299,7 @@ public final class GroupTable {
     createdAt = state.createdAt();
     updatedAt = state.updatedAt();
     snapshot = state;
+    header = null;
   }
 
   /** Adds or replaces the entry at {@code e}'s offset (for add, update and transfer). */
@@ -279,6 +307,7 @@ public final class GroupTable {
     pending.put(e);
     updatedAt = now;
     snapshot = null;
+    header = null;
   }
 
   /** Removes the entry at {@code offset}, if any (check first with {@link #held}). */
@@ -286,6 +315,7 @@ public final class GroupTable {
     pending.remove(offset);
     updatedAt = now;
     snapshot = null;
+    header = null;
   }
 
   /** Adds every entry, then sets the cursor (for {@code claimPending}). */
@@ -296,6 +326,7 @@ public final class GroupTable {
     cursor = newCursor;
     updatedAt = now;
     snapshot = null;
+    header = null;
   }
 
   /** Applies an {@link #acknowledgement}. */
@@ -309,6 +340,7 @@ public final class GroupTable {
     cursor = ack.cursor();
     updatedAt = ack.updatedAt();
     snapshot = null;
+    header = null;
   }
 
   /** Sets the cursor (for {@code updateCursor}). */
@@ -316,6 +348,7 @@ public final class GroupTable {
     cursor = newCursor;
     updatedAt = now;
     snapshot = null;
+    header = null;
   }
 
   /** Sets the committed offset and the cursor (callers raise the cursor to at least committed). */
@@ -324,6 +357,7 @@ public final class GroupTable {
     cursor = newCursor;
     updatedAt = now;
     snapshot = null;
+    header = null;
   }
 
   /** Adds or replaces a member. */
@@ -333,6 +367,7 @@ public final class GroupTable {
     consumers = Map.copyOf(next);
     updatedAt = now;
     snapshot = null;
+    header = null;
   }
 
   /** Removes a member (its pending entries stay, for others to steal). */
@@ -345,5 +380,6 @@ public final class GroupTable {
     consumers = Map.copyOf(next);
     updatedAt = now;
     snapshot = null;
+    header = null;
   }
 }

@@ -36,11 +36,22 @@ final class PendingLog {
   private int head;
   private int tail;
   private int live;
+  private int scheduled;
   private final TreeSet<PendingEntry> byVisibility = new TreeSet<>(PendingEntry.BY_VISIBILITY);
 
   /** Live entries. */
   int size() {
     return live;
+  }
+
+  /** Live entries that are {@linkplain PendingEntry#isScheduled() scheduled}. */
+  int scheduledCount() {
+    return scheduled;
+  }
+
+  /** The highest live offset, or -1 when there is none. */
+  long highestOffset() {
+    return live == 0 ? -1 : offsets[tail - 1]; // tombstones at the ends are trimmed
   }
 
   boolean isEmpty() {
@@ -72,6 +83,9 @@ final class PendingLog {
   /** Adds {@code e}, replacing the entry at its offset if there is one. */
   void put(PendingEntry e) {
     long offset = e.offset();
+    if (e.isScheduled()) {
+      scheduled++;
+    }
     if (tail == head || offset > offsets[tail - 1]) {
       byVisibility.add(e);
       if (tail == offsets.length) {
@@ -89,6 +103,9 @@ final class PendingLog {
         live++;
       } else {
         byVisibility.remove(entries[i]);
+        if (entries[i].isScheduled()) {
+          scheduled--;
+        }
       }
       byVisibility.add(e);
       entries[i] = e;
@@ -123,6 +140,9 @@ final class PendingLog {
   private PendingEntry removeIndex(int i) {
     PendingEntry e = entries[i];
     byVisibility.remove(e);
+    if (e.isScheduled()) {
+      scheduled--;
+    }
     entries[i] = null;
     live--;
     while (head < tail && entries[head] == null) {
@@ -146,6 +166,7 @@ final class PendingLog {
     head = 0;
     tail = 0;
     live = 0;
+    scheduled = 0;
     byVisibility.clear();
   }
 
@@ -193,6 +214,9 @@ final class PendingLog {
       entries[tail] = e;
       tail++;
       byVisibility.add(e);
+      if (e.isScheduled()) {
+        scheduled++;
+      }
     }
     live = tail;
   }

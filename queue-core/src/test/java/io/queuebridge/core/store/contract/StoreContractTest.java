@@ -33,6 +33,7 @@ import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.Storage;
 import java.nio.file.Path;
@@ -1766,6 +1767,44 @@ public abstract class StoreContractTest {
   /** An entry held by {@code consumer}, claimable again at {@code T0 + visibleSeconds}. */
   private static PendingEntry visibleAt(long offset, String consumer, long visibleSeconds) {
     return new PendingEntry(offset, consumer, T0, 1, T0, T0.plusSeconds(visibleSeconds));
+  }
+
+  @Test
+  void overviewIsTheGroupWithoutItsEntriesAndCountsThemAndTheScheduledOnes() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    GroupOverview empty = groups().overview("q", "g");
+    assertThat(empty.group()).isEqualTo(groups().getGroup("q", "g"));
+    assertThat(empty.pending()).isZero();
+    assertThat(empty.highestPendingOffset()).isEqualTo(-1);
+    groups().registerConsumer("q", "g", consumer("c1", T0));
+    groups()
+        .claimPending(
+            "q",
+            "g",
+            List.of(
+                pending(3, "c1"),
+                PendingEntry.scheduled(7, T0, T0.plusSeconds(9)),
+                PendingEntry.scheduled(5, T0, T0.plusSeconds(8)),
+                pending(4, "c1")),
+            8,
+            T0.plusSeconds(1));
+    GroupOverview o = groups().overview("q", "g");
+    ConsumerGroupState full = groups().getGroup("q", "g");
+    assertThat(o.group()).isEqualTo(full.withPending(List.of(), full.updatedAt()));
+    assertThat(o.group().consumers()).containsOnlyKeys("c1");
+    assertThat(o.pending()).isEqualTo(4);
+    assertThat(o.scheduled()).isEqualTo(2);
+    assertThat(o.held()).isEqualTo(2);
+    assertThat(o.highestPendingOffset()).isEqualTo(7);
+    groups().updatePending("q", "g", new PendingEntry(7, "c1", T0, 1, T0, T0.plusSeconds(40)));
+    groups().acknowledgePending("q", "g", "c1", 3, 1, T0.plusSeconds(2));
+    o = groups().overview("q", "g");
+    assertThat(o.pending()).isEqualTo(3);
+    assertThat(o.scheduled()).as("7 became a delivery").isEqualTo(1);
+    assertThat(o.group().committed()).isEqualTo(4);
+    assertThatThrownBy(() -> groups().overview("q", "nope"))
+        .isInstanceOf(GroupNotFoundException.class);
   }
 
   @Test

@@ -1,0 +1,62 @@
+package io.queuebridge.core.store;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A consumer group without its pending entries, and what a queue-mode claim needs to know of them
+ * ({@link ConsumerGroupStore#overview}): how many there are, how many of them are {@linkplain
+ * PendingEntry#isScheduled() scheduled}, and the highest pending offset. A claim reads this instead
+ * of the whole group, so its cost does not grow with the pending entry list.
+ *
+ * @param group the group's state with an empty {@link ConsumerGroupState#pending()} list
+ * @param pending entries in the group's pending entry list, scheduled ones included
+ * @param scheduled the scheduled entries among them
+ * @param highestPendingOffset the highest offset of a pending entry; -1 when there is none
+ */
+public record GroupOverview(
+    ConsumerGroupState group, int pending, int scheduled, long highestPendingOffset) {
+
+  public GroupOverview {
+    Objects.requireNonNull(group, "group");
+    if (!group.pending().isEmpty()) {
+      throw new IllegalArgumentException(
+          "the overview's group state carries no pending entries; got " + group.pending().size());
+    }
+    if (pending < 0 || scheduled < 0 || scheduled > pending) {
+      throw new IllegalArgumentException(
+          "pending "
+              + pending
+              + " and scheduled "
+              + scheduled
+              + ": expected 0 <= scheduled <= pending");
+    }
+    if ((pending == 0) != (highestPendingOffset < 0)) {
+      throw new IllegalArgumentException(
+          "highestPendingOffset "
+              + highestPendingOffset
+              + " with "
+              + pending
+              + " pending: expected -1 exactly when nothing is pending");
+    }
+  }
+
+  /** The overview of {@code g}, computed from its pending entries. */
+  public static GroupOverview of(ConsumerGroupState g) {
+    List<PendingEntry> pending = g.pending();
+    int scheduled = 0;
+    for (PendingEntry e : pending) {
+      if (e.isScheduled()) {
+        scheduled++;
+      }
+    }
+    long highest = pending.isEmpty() ? -1 : pending.get(pending.size() - 1).offset();
+    return new GroupOverview(
+        g.withPending(List.of(), g.updatedAt()), pending.size(), scheduled, highest);
+  }
+
+  /** Entries a member holds: the pending ones that are not scheduled. */
+  public int held() {
+    return pending - scheduled;
+  }
+}
