@@ -18,12 +18,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The manager's periodic loops (BEHAVIOUR M-LOOPS): the retention pass every {@code
- * retentionCheckInterval} (BEHAVIOUR Q-RET), and every {@code consumerTimeout} the stale-consumer
- * cleanup followed by ephemeral-queue expiry (BEHAVIOUR Q-HEARTBEAT, Q-EPHEMERAL); plus the one-off
- * deletion at start of ephemeral queues that expired while the manager was down. Runs them on the
- * configured {@link PeriodicScheduler}, or on a daemon thread of its own. Uses the {@link
- * GroupCoordinator}, the store, {@link QueueAdministration} to delete expired queues and the {@link
- * DeliveryHook} to unschedule them.
+ * retentionCheckInterval} (BEHAVIOUR Q-RET), and every {@code consumerTimeout} (or more often, see
+ * below) the stale-consumer cleanup followed by ephemeral-queue expiry (BEHAVIOUR Q-HEARTBEAT,
+ * Q-EPHEMERAL); plus the one-off deletion at start of ephemeral queues that expired while the
+ * manager was down. Runs them on the configured {@link PeriodicScheduler}, or on a daemon thread of
+ * its own. Uses the {@link GroupCoordinator}, the store, {@link QueueAdministration} to delete
+ * expired queues and the {@link DeliveryHook} to unschedule them.
+ *
+ * <p><b>Cleanup period.</b> A queue's {@code heartbeatTimeout} may be shorter than {@code
+ * consumerTimeout}; its silent members must then go after about that timeout, not after the
+ * manager's. So the cleanup task ticks every {@link #CLEANUP_TICK} (or every {@code
+ * consumerTimeout}, if shorter) and runs the cleanup when the shortest consumer timeout the group
+ * engine knows ({@link GroupCoordinator#shortestConsumerTimeout()}, lock-free, no store read) has
+ * passed since the last one, but never more often than a tick. With no shorter queue timeout the
+ * cleanup runs every {@code consumerTimeout}, as the loop always did.
  *
  * <p>Thread-safety: {@link #scheduler}, {@link #start} and {@link #stop} are called by {@link
  * ManagerLifecycle} under its lifecycle lock. A running loop holds the read side of a gate whose
@@ -32,6 +40,9 @@ import org.slf4j.LoggerFactory;
 final class ManagerLoops {
   // Logs under the facade's name, which is what operators configure.
   private static final Logger LOG = LoggerFactory.getLogger(QueueManager.class);
+
+  /** How often the cleanup task checks whether a cleanup is due (see the class comment). */
+  static final Duration CLEANUP_TICK = Duration.ofSeconds(1);
 
   private final QueueManagerConfig config;
   private final Clock clock;
@@ -45,6 +56,8 @@ final class ManagerLoops {
   private final List<PeriodicScheduler.Cancellable> tasks = new ArrayList<>(); // lifecycle lock
   private ThreadPeriodicScheduler ownScheduler; // lifecycle lock
   private volatile boolean stopped;
+  private final Duration cleanupTick;
+  private volatile Instant lastCleanup; // the cleanup task (executions never overlap)
 
   ManagerLoops(
       QueueManagerConfig config,
@@ -60,6 +73,8 @@ final class ManagerLoops {
     this.consumerGroups = consumerGroups;
     this.administration = administration;
     this.deliveryHook = deliveryHook;
+    Duration timeout = config.consumerTimeout();
+    this.cleanupTick = timeout.compareTo(CLEANUP_TICK) < 0 ? timeout : CLEANUP_TICK;
   }
 
   /** The configured scheduler, or a new daemon thread of the manager's own when there is none. */
@@ -79,16 +94,33 @@ final class ManagerLoops {
             "retention",
             config.retentionCheckInterval(),
             () -> run("retention", consumerGroups::retentionPass)));
+    lastCleanup = clock.instant();
     tasks.add(
         scheduler.schedule(
             "consumer-cleanup",
-            config.consumerTimeout(),
-            () -> run("consumer cleanup", this::cleanUpConsumers)));
+            cleanupTick,
+            () -> run("consumer cleanup", this::cleanUpConsumersIfDue)));
+  }
+
+  /**
+   * Runs {@link #cleanUpConsumers} when the shortest consumer timeout has passed since the last run
+   * (see the class comment).
+   */
+  private void cleanUpConsumersIfDue() {
+    Instant now = clock.instant();
+    Duration every = consumerGroups.shortestConsumerTimeout();
+    if (every.compareTo(cleanupTick) < 0) {
+      every = cleanupTick;
+    }
+    if (now.isBefore(lastCleanup.plus(every))) {
+      return;
+    }
+    lastCleanup = now;
+    cleanUpConsumers(now);
   }
 
   /** Stale members out, then expired ephemeral queues (BEHAVIOUR Q-HEARTBEAT, Q-EPHEMERAL). */
-  private void cleanUpConsumers() {
-    Instant now = clock.instant();
+  private void cleanUpConsumers(Instant now) {
     consumerGroups.removeStaleConsumers(now);
     for (String deleted : consumerGroups.expireEphemeralQueues(now)) {
       deliveryHook.unschedule(deleted);

@@ -84,9 +84,10 @@ import java.util.function.Consumer;
  * begin at {@code start}). {@code start} runs the periodic loops on the configured {@link
  * PeriodicScheduler} (or a daemon thread of its own): the retention pass every {@code
  * retentionCheckInterval}, the stale-consumer cleanup and ephemeral-queue expiry every {@code
- * consumerTimeout}, and the delivery sweep every second. After {@code stop} every operation that
- * touches the store throws {@link IllegalStateException}. The manager does not own the store:
- * whoever opened it closes it, and only once {@link #shutdownComplete()} is true.
+ * consumerTimeout} (more often when a queue's {@code heartbeatTimeout} is shorter, at most once a
+ * second), and the delivery sweep every second. After {@code stop} every operation that touches the
+ * store throws {@link IllegalStateException}. The manager does not own the store: whoever opened it
+ * closes it, and only once {@link #shutdownComplete()} is true.
  *
  * <p><b>Errors.</b> The typed {@link QueueException}s listed per method. Exceptions a store raises
  * that are not {@code QueueException}s are wrapped in a {@link QueueStoreException} naming what was
@@ -177,6 +178,7 @@ public final class QueueManager {
         DeliveryEngine.builder(consumerGroups)
             .clock(clock)
             .workers(config.deliveryWorkers())
+            .defaultBatchSize(config.deliveryBatchSize())
             .threadPrefix("queuebridge-delivery")
             .build();
     this.captureDispatcher =
@@ -209,14 +211,7 @@ public final class QueueManager {
             state, storage, queues, registry, clock, deliveryHook, deduplication);
     this.redrive = new DeadLetterRedrive(state, queues, administration, durableStreams, clock);
     this.subscriptions =
-        new Subscriptions(
-            state,
-            queues,
-            administration,
-            consumerGroups,
-            delivery,
-            deliveryHook,
-            config.deliveryBatchSize());
+        new Subscriptions(state, queues, administration, consumerGroups, delivery, deliveryHook);
     ManagerLoops loops =
         new ManagerLoops(config, queues, groups, consumerGroups, administration, deliveryHook);
     this.lifecycle =
@@ -241,8 +236,9 @@ public final class QueueManager {
    * ephemeral queues that expired while the manager was down, starts the delivery engine (which
    * schedules every queue with a push subscription), the capture workers, and the periodic loops:
    * retention every {@code retentionCheckInterval}, stale-consumer cleanup with ephemeral-queue
-   * expiry every {@code consumerTimeout}. Blocks for the store work of the first steps. If one of
-   * them fails, the manager stays unstarted and {@code start} may be called again.
+   * expiry every {@code consumerTimeout} (or the shortest {@code heartbeatTimeout} of a queue, if
+   * shorter; at most once a second). Blocks for the store work of the first steps. If one of them
+   * fails, the manager stays unstarted and {@code start} may be called again.
    *
    * @throws IllegalStateException if already started or stopped
    * @throws ProtectedQueueContractDriftException if a protected queue is missing or drifted
@@ -852,8 +848,8 @@ public final class QueueManager {
   /**
    * Refreshes the heartbeat of every group membership of {@code clientId} (BEHAVIOUR Q-HEARTBEAT)
    * through the consumer-group engine's heartbeat index, so a client that is alive but idle is not
-   * removed as stale after {@code consumerTimeout}. Memberships that are gone are forgotten; null
-   * or empty ids are ignored.
+   * removed as stale after its queue's {@code heartbeatTimeout} (else {@code consumerTimeout}).
+   * Memberships that are gone are forgotten; null or empty ids are ignored.
    *
    * @return how many memberships were refreshed
    * @throws QueueStoreException if the store failed

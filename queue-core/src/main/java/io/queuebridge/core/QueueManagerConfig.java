@@ -144,7 +144,10 @@ public final class QueueManagerConfig {
     return maxDeliveryCount;
   }
 
-  /** Claim limit used when a caller passes a limit {@code <= 0}. */
+  /**
+   * Claim limit used when a caller passes a limit {@code <= 0}, for a queue that sets no {@link
+   * QueueConfig#batchSize()} of its own.
+   */
   public int claimBatchSize() {
     return claimBatchSize;
   }
@@ -154,12 +157,18 @@ public final class QueueManagerConfig {
     return autoCommitInterval;
   }
 
-  /** Messages delivered per consumer per pass. */
+  /**
+   * Messages delivered per consumer per pass, for a push subscription that sets no batch size on a
+   * queue that sets no {@link QueueConfig#batchSize()}.
+   */
   public int deliveryBatchSize() {
     return deliveryBatchSize;
   }
 
-  /** Cut-off for stale consumers, and the period of the cleanup loops. */
+  /**
+   * Cut-off for stale consumers of a queue that sets no {@link QueueConfig#heartbeatTimeout()} of
+   * its own, and the period of the cleanup loops (shorter when a queue's heartbeat timeout is).
+   */
   public Duration consumerTimeout() {
     return consumerTimeout;
   }

@@ -38,7 +38,6 @@ final class Subscriptions {
   private final GroupCoordinator consumerGroups;
   private final DeliveryEngine delivery;
   private final DeliveryHook deliveryHook;
-  private final int defaultBatchSize;
 
   Subscriptions(
       LifecycleState state,
@@ -46,15 +45,13 @@ final class Subscriptions {
       QueueAdministration administration,
       GroupCoordinator consumerGroups,
       DeliveryEngine delivery,
-      DeliveryHook deliveryHook,
-      int defaultBatchSize) {
+      DeliveryHook deliveryHook) {
     this.state = state;
     this.queues = queues;
     this.administration = administration;
     this.consumerGroups = consumerGroups;
     this.delivery = delivery;
     this.deliveryHook = deliveryHook;
-    this.defaultBatchSize = defaultBatchSize;
   }
 
   /** {@link QueueManager#subscribe(String, String, String, String, CursorOption)}. */
@@ -156,7 +153,8 @@ final class Subscriptions {
             ? GroupCoordinator.defaultGroupId(consumerId, options.mode())
             : groupId;
     String effective = GroupCoordinator.effectiveGroupId(base, options.pattern());
-    int batch = options.batchSize() > 0 ? options.batchSize() : defaultBatchSize;
+    // <= 0: the queue's batchSize, else the manager's deliveryBatchSize, read at the first pass
+    int batch = options.batchSize();
     return delivery.register(
         queue,
         effective,

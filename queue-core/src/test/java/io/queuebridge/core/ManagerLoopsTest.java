@@ -104,6 +104,50 @@ class ManagerLoopsTest {
   }
 
   @Test
+  void aQueuesShortHeartbeatTimeoutRemovesItsSilentMembersLongBeforeTheManagersTimeout() {
+    List<String> removed = new CopyOnWriteArrayList<>();
+    QueueManager m =
+        manager(
+            b ->
+                b.consumerTimeout(Duration.ofMinutes(2))
+                    .onConsumerRemoved((q, g, ids) -> removed.add(q + "/" + g + ":" + ids)));
+    m.createQueue(QueueConfig.durable("fast").heartbeatTimeout(Duration.ofSeconds(2)).build());
+    m.createQueue(QueueConfig.durable("plain").build());
+    m.subscribe("fast", "", "c1", "g");
+    m.subscribe("plain", "", "c1", "g");
+    m.start();
+
+    loops.advance(Duration.ofSeconds(2));
+    assertThat(removed).as("a heartbeat exactly at the cutoff is not stale").isEmpty();
+    loops.advance(Duration.ofSeconds(2));
+    assertThat(removed)
+        .as("the cleanup runs every 2 s now, and 4 s of silence is past the queue's 2 s")
+        .containsExactly("fast/g:[c1]");
+
+    loops.advance(Duration.ofMinutes(2).minusSeconds(4));
+    assertThat(removed).as("the other queue keeps the manager's 2 min").hasSize(1);
+    loops.advance(Duration.ofSeconds(2));
+    assertThat(removed).containsExactly("fast/g:[c1]", "plain/g:[c1]");
+  }
+
+  @Test
+  void aQueueWithAShortHeartbeatTimeoutCreatedAfterStartIsSweptAtItsPaceFromItsFirstMember() {
+    List<String> removed = new CopyOnWriteArrayList<>();
+    QueueManager m =
+        manager(
+            b ->
+                b.consumerTimeout(Duration.ofMinutes(2))
+                    .onConsumerRemoved((q, g, ids) -> removed.add(q + "/" + g + ":" + ids)));
+    m.start();
+    loops.advance(Duration.ofSeconds(30));
+    m.createQueue(QueueConfig.durable("fast").heartbeatTimeout(Duration.ofSeconds(2)).build());
+    m.subscribe("fast", "", "c1", "g");
+
+    loops.advance(Duration.ofSeconds(5));
+    assertThat(removed).containsExactly("fast/g:[c1]");
+  }
+
+  @Test
   void theQueuesDeliveryTimeoutIsTheVisibilityTimeoutByDefault() throws Exception {
     QueueManager m = manager(b -> b);
     m.createQueue(

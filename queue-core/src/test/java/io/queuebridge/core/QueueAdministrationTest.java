@@ -69,7 +69,7 @@ class QueueAdministrationTest {
   @Test
   void updateQueueValidatesLikeCreate() {
     manager.createQueue(QueueConfig.durable("q").build());
-    assertThatThrownBy(() -> manager.updateQueue(QueueConfig.durable("q").batchSize(0).build()))
+    assertThatThrownBy(() -> manager.updateQueue(QueueConfig.durable("q").batchSize(-1).build()))
         .isInstanceOfSatisfying(
             InvalidConfigException.class, e -> assertThat(e.field()).isEqualTo("batchSize"));
     assertThat(store.calls("updateQueue")).isEmpty();

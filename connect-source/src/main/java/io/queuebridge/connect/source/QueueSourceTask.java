@@ -140,6 +140,8 @@ public class QueueSourceTask extends SourceTask {
     List<QueueReader> opened = new ArrayList<>();
     Duration minVisibility = null;
     String minVisibilityQueue = null;
+    // the member must heartbeat well within the shortest consumer timeout of its queues
+    Duration minConsumerTimeout = groups.settings().consumerTimeout();
     for (String queue : config.taskQueues()) {
       QueueConfig qc;
       try {
@@ -147,6 +149,10 @@ public class QueueSourceTask extends SourceTask {
       } catch (QueueNotFoundException e) {
         log.warn("Queue '{}' does not exist (any more); not reading it", queue);
         continue;
+      }
+      Duration consumerTimeout = groups.settings().consumerTimeout(qc);
+      if (consumerTimeout.compareTo(minConsumerTimeout) < 0) {
+        minConsumerTimeout = consumerTimeout;
       }
       QueueReader reader;
       if (qc.isStream()) {
@@ -181,7 +187,7 @@ public class QueueSourceTask extends SourceTask {
             "qb-source-" + consumerId,
             readers,
             renew,
-            groups.settings().consumerTimeout().dividedBy(4),
+            minConsumerTimeout.dividedBy(4),
             config.commitInterval(),
             this::backgroundFailed);
     housekeeper.start();

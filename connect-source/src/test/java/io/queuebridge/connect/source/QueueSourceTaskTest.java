@@ -209,6 +209,21 @@ class QueueSourceTaskTest {
   }
 
   @Test
+  void anIdleTaskHeartbeatsWithinTheShortestHeartbeatTimeoutOfItsQueues() {
+    store()
+        .manager()
+        .createQueue(QueueConfig.durable("fast").heartbeatTimeout(Duration.ofSeconds(2)).build());
+    classic("plain"); // the manager's consumerTimeout: 2 min
+    start(props("fast", "plain"));
+    // nothing polls, so no claim counts as a heartbeat: only the task's own heartbeats keep it a
+    // member while the manager's sweep removes members of "fast" silent for 2 s
+    await("the member stays")
+        .during(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> group("fast").consumers().containsKey(CONNECTOR + "-0"));
+  }
+
+  @Test
   void streamGroupOffsetFollowsTheContiguousPrefixKafkaAccepted() throws Exception {
     stream("s");
     append("s", "0", "1", "2", "3", "4");

@@ -23,8 +23,20 @@ public final class QueueConfig {
   public static final long DEFAULT_MAX_DEPTH = 100_000;
   public static final Duration DEFAULT_MESSAGE_TTL = Duration.ofDays(7);
   public static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(30);
-  public static final int DEFAULT_BATCH_SIZE = 100;
-  public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ofMinutes(2);
+
+  /**
+   * Zero: a queue takes the manager's batch sizes, {@code claimBatchSize} for a claim or read that
+   * asks for the default and {@code deliveryBatchSize} for a push delivery pass (BEHAVIOUR
+   * Q-CONFIG).
+   */
+  public static final int DEFAULT_BATCH_SIZE = 0;
+
+  /**
+   * Zero: the members of a queue's groups are removed after the manager's {@code consumerTimeout}
+   * without a heartbeat (BEHAVIOUR Q-HEARTBEAT).
+   */
+  public static final Duration DEFAULT_HEARTBEAT_TIMEOUT = Duration.ZERO;
+
   public static final Duration DEFAULT_EPHEMERAL_EXPIRY = Duration.ofMinutes(5);
 
   /**
@@ -124,8 +136,13 @@ public final class QueueConfig {
     requirePositive("maxMessageSize", maxMessageSize);
     requirePositive("maxDepth", maxDepth);
     requirePositive("deliveryTimeout", deliveryTimeout);
-    requirePositive("batchSize", batchSize);
-    requirePositive("heartbeatTimeout", heartbeatTimeout);
+    if (batchSize < 0) {
+      throw invalid("batchSize", batchSize, ">= 0 (0 = the manager's batch sizes)");
+    }
+    if (heartbeatTimeout.isNegative()) {
+      throw invalid(
+          "heartbeatTimeout", heartbeatTimeout, ">= 0 (0 = the manager's consumerTimeout)");
+    }
     if (retryPolicy.maxRetries() < 0) {
       throw invalid("retryPolicy.maxRetries", retryPolicy.maxRetries(), ">= 0");
     }
@@ -306,10 +323,25 @@ public final class QueueConfig {
     return deliveryTimeout;
   }
 
+  /**
+   * How many messages a claim or read of this queue takes when its caller asks for the default (a
+   * limit {@code <= 0}), and a push subscription claims or reads per delivery pass unless it sets
+   * its own batch size (BEHAVIOUR Q-CONFIG, Q-CLAIM, Q-DEL). {@code 0} (the default) = the
+   * manager's: {@code claimBatchSize} for claims and reads, {@code deliveryBatchSize} for push
+   * delivery. A push subscription reads it at its first pass.
+   */
   public int batchSize() {
     return batchSize;
   }
 
+  /**
+   * How long a member of one of this queue's consumer groups may go without a heartbeat before it
+   * is removed from the group (BEHAVIOUR Q-HEARTBEAT); its pending entries stay, to be stolen.
+   * {@link Duration#ZERO} (the default) = the manager's {@code consumerTimeout}; a positive value
+   * overrides it for this queue, longer or shorter. A claim or read counts as a heartbeat, written
+   * at most every tenth of this timeout; the stale-member sweep runs at least this often, but not
+   * more than once a second.
+   */
   public Duration heartbeatTimeout() {
     return heartbeatTimeout;
   }
@@ -530,11 +562,16 @@ public final class QueueConfig {
       return this;
     }
 
+    /** See {@link QueueConfig#batchSize()}; {@code 0} (the default) = the manager's. */
     public Builder batchSize(int batchSize) {
       this.batchSize = batchSize;
       return this;
     }
 
+    /**
+     * See {@link QueueConfig#heartbeatTimeout()}; {@link Duration#ZERO} (the default) = the
+     * manager's {@code consumerTimeout}.
+     */
     public Builder heartbeatTimeout(Duration heartbeatTimeout) {
       this.heartbeatTimeout = Objects.requireNonNull(heartbeatTimeout, "heartbeatTimeout");
       return this;

@@ -12,8 +12,9 @@ import java.util.Objects;
  *     Different patterns are different groups ({@code group@pattern}).
  * @param cursor where and how to read: the mode (queue or stream), the position applied to the
  *     group's shared cursor, auto-commit for a new group; null = resume in queue mode
- * @param batchSize messages claimed or read per delivery pass; {@code <= 0} = the manager's {@code
- *     deliveryBatchSize}
+ * @param batchSize messages claimed or read per delivery pass; {@code <= 0} = the queue's {@code
+ *     batchSize}, or the manager's {@code deliveryBatchSize} when the queue sets none (read at the
+ *     subscription's first pass)
  * @param createQueue true ({@code subscribe}): a missing queue is created as an ephemeral queue,
  *     and a classic queue is converted to a stream for a stream-mode cursor; false ({@code
  *     subscribeExisting}): the queue must exist, and a stream-mode cursor needs a stream
@@ -21,7 +22,10 @@ import java.util.Objects;
 public record ConsumeOptions(
     String pattern, CursorOption cursor, int batchSize, boolean createQueue) {
 
-  /** Every message, resume in queue mode, the manager's batch size, create the queue if absent. */
+  /**
+   * Every message, resume in queue mode, the queue's batch size (else the manager's), create the
+   * queue if absent.
+   */
   public static ConsumeOptions defaults() {
     return new ConsumeOptions("", null, 0, true);
   }

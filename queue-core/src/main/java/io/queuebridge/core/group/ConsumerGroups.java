@@ -103,7 +103,9 @@ public interface ConsumerGroups {
    * Claims up to {@code limit} messages for a member of a queue-mode group: new ones from the
    * cursor first, then, to fill the batch, stealable pending entries (see the class javadoc).
    *
-   * @param limit how many at most; {@code <= 0} means {@link GroupSettings#claimBatchSize()}
+   * @param limit how many at most; {@code <= 0} means the queue's {@code batchSize}, or {@link
+   *     GroupSettings#claimBatchSize()} when it sets none ({@link
+   *     GroupSettings#claimBatchSize(QueueConfig)})
    * @return the deliveries in claim order; empty when there is nothing to claim (also when the PEL
    *     is full and nothing was stealable)
    * @throws GroupNotFoundException if the group does not exist
@@ -194,7 +196,9 @@ public interface ConsumerGroups {
    * {@link #commitCursor} once the messages are handed over). At most a few thousand messages are
    * examined per call.
    *
-   * @param limit how many at most; {@code <= 0} means {@link GroupSettings#claimBatchSize()}
+   * @param limit how many at most; {@code <= 0} means the queue's {@code batchSize}, or {@link
+   *     GroupSettings#claimBatchSize()} when it sets none ({@link
+   *     GroupSettings#claimBatchSize(QueueConfig)})
    * @throws GroupNotFoundException if the group does not exist
    * @throws GroupModeMismatchException if the group is in queue mode
    * @throws ConsumerNotFoundException if the consumer is not a member

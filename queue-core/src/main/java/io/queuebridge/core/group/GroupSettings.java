@@ -1,5 +1,6 @@
 package io.queuebridge.core.group;
 
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.internal.group.GroupCoordinator;
 import java.time.Duration;
@@ -13,14 +14,16 @@ import java.util.Objects;
  *     (the default) uses each queue's {@code deliveryTimeout} (BEHAVIOUR L-LIMITS)
  * @param maxDeliveryCount deliveries after which a message is poison and dead-lettered; {@code >=
  *     1}; default 5
- * @param claimBatchSize the claim limit when a caller passes {@code <= 0}; {@code >= 1}; default 10
+ * @param claimBatchSize the claim limit when a caller passes {@code <= 0} and the queue sets no
+ *     {@code batchSize} of its own ({@link #claimBatchSize(QueueConfig)}); {@code >= 1}; default 10
  * @param autoCommitInterval the stream auto-commit throttle per (queue, group); zero commits every
  *     cursor move; default 5 s; negative is refused
  * @param maxPelSize pending entries per group above which new claims from the cursor are refused;
  *     zero = unlimited; default 100 000
  * @param dlqTopicPrefix the dead-letter queue name prefix; null or empty means {@code $dlq/}
- * @param consumerTimeout a member without a heartbeat for this long is removed; {@code > 0};
- *     default 2 min
+ * @param consumerTimeout a member without a heartbeat for this long is removed, unless its queue
+ *     sets a {@code heartbeatTimeout} of its own ({@link #consumerTimeout(QueueConfig)}); {@code >
+ *     0}; default 2 min
  */
 public record GroupSettings(
     Duration visibilityTimeout,
@@ -75,6 +78,26 @@ public record GroupSettings(
     if (consumerTimeout.compareTo(Duration.ZERO) <= 0) {
       throw new InvalidConfigException("consumerTimeout", consumerTimeout, "> 0");
     }
+  }
+
+  /**
+   * The claim limit of a claim or stream read of {@code queue} that asks for the default (a limit
+   * {@code <= 0}): the queue's {@link QueueConfig#batchSize() batchSize} when it sets one, else
+   * {@link #claimBatchSize()} (BEHAVIOUR Q-CLAIM).
+   */
+  public int claimBatchSize(QueueConfig queue) {
+    return queue.batchSize() > 0 ? queue.batchSize() : claimBatchSize;
+  }
+
+  /**
+   * How long a member of a group of {@code queue} may go without a heartbeat before it is removed:
+   * the queue's {@link QueueConfig#heartbeatTimeout() heartbeatTimeout} when it sets one, else
+   * {@link #consumerTimeout()} (BEHAVIOUR Q-HEARTBEAT). A client that heartbeats by itself should
+   * do so well within it.
+   */
+  public Duration consumerTimeout(QueueConfig queue) {
+    Duration own = queue.heartbeatTimeout();
+    return own.compareTo(Duration.ZERO) > 0 ? own : consumerTimeout;
   }
 
   public GroupSettings withVisibilityTimeout(Duration value) {

@@ -86,9 +86,10 @@ import org.slf4j.LoggerFactory;
  * QueueManager#awaitAppend}) for at most the poll interval, then claims again; so new jobs are
  * picked up at once, retries and expired claims within a poll interval of falling due, and {@link
  * #stop} is noticed within a poll interval. Claims count as the member's heartbeat; a consumer
- * removed from the group as stale while one job ran longer than the manager's {@code
- * consumerTimeout} joins again at its next claim. Consumers do not run while the manager is stopped
- * (they end with its {@link IllegalStateException}).
+ * removed from the group as stale while one job ran longer than the queue's consumer timeout (its
+ * {@code heartbeatTimeout}, else the manager's {@code consumerTimeout}) joins again at its next
+ * claim. Consumers do not run while the manager is stopped (they end with its {@link
+ * IllegalStateException}).
  *
  * <p>Thread-safe. The driver does not own the manager: stopping the driver leaves the manager
  * running.

@@ -514,6 +514,59 @@ class PushDeliveryTest {
   }
 
   @Test
+  void anIdleSubscriptionOnAQueueWithAShortHeartbeatTimeoutStaysAMember() throws Exception {
+    start(b -> b.consumerTimeout(Duration.ofMinutes(2)));
+    manager.createQueue(
+        QueueConfig.durable("q").topics("t").heartbeatTimeout(Duration.ofSeconds(2)).build());
+    Subscription s = manager.consume("q", "g", "c1", GroupDelivery::ack, ConsumeOptions.defaults());
+    loops.advance(Duration.ofSeconds(30)); // the sweep heartbeats every second, within 2 s
+    assertThat(group("q", "g").consumers()).containsOnlyKeys("c1");
+    assertThat(s.isActive()).isTrue();
+    publish("t", 1);
+    await().atMost(WAIT).until(() -> group("q", "g").committed() == 1);
+  }
+
+  @Test
+  void aPassClaimsTheQueuesBatchSizeUnlessTheSubscriptionSetsOne() throws Exception {
+    start();
+    manager.createQueue(QueueConfig.durable("own").topics("own").batchSize(3).build());
+    manager.createQueue(QueueConfig.durable("plain").topics("plain").build());
+    publish("own", 10);
+    publish("plain", 10);
+    Map<String, List<Integer>> pendingAtFirst = new ConcurrentHashMap<>();
+    for (String[] sub : new String[][] {{"own", "g"}, {"own", "explicit"}, {"plain", "g"}}) {
+      String queue = sub[0];
+      String g = sub[1];
+      manager.consume(
+          queue,
+          g,
+          "c1",
+          d -> {
+            // the claimed batch is pending until each of its messages is acked
+            pendingAtFirst
+                .computeIfAbsent(queue + "/" + g, k -> new CopyOnWriteArrayList<>())
+                .add(group(queue, g).pending().size());
+            d.ack();
+          },
+          g.equals("explicit")
+              ? ConsumeOptions.defaults().withBatchSize(5)
+              : ConsumeOptions.defaults());
+    }
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                group("own", "g").committed() == 10
+                    && group("own", "explicit").committed() == 10
+                    && group("plain", "g").committed() == 10);
+    assertThat(pendingAtFirst.get("own/g")).as("batches of 3").startsWith(3, 2, 1, 3, 2, 1);
+    assertThat(pendingAtFirst.get("own/explicit")).as("its own 5").startsWith(5, 4, 3, 2, 1, 5);
+    assertThat(pendingAtFirst.get("plain/g"))
+        .as("the manager's deliveryBatchSize (100): all ten at once")
+        .startsWith(10, 9, 8);
+  }
+
+  @Test
   void stopEndsSubscriptionsWaitsForRunningHandlersAndNeverInterruptsThem() throws Exception {
     start(b -> b.deliveryDrainTimeout(Duration.ofMillis(200)));
     manager.createQueue(QueueConfig.durable("q").topics("t").build());

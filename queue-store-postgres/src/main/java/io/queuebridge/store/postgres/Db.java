@@ -3,18 +3,28 @@ package io.queuebridge.store.postgres;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.queuebridge.core.config.Names;
+import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.errors.StoreClosedException;
 import io.queuebridge.core.errors.StoreNotFoundException;
+import io.queuebridge.core.errors.StoreRefusedException;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -36,11 +46,14 @@ import java.util.function.Supplier;
  * then refuse before borrowing a connection; reads run as above, and {@link #snapshot} stands in
  * for {@code atomically}.
  *
- * <p><b>Errors.</b> {@link SQLException}s become {@link QueueStoreException} when a retry may pass
- * (connection failures, serialisation failures, deadlocks, pool timeouts, shutdowns), {@link
- * StoreClosedException} once the store is closed, and {@link QueueStoreException} otherwise.
- * Messages name the store (never its password) and the queue. Unchecked exceptions thrown by the
- * work roll the transaction back and propagate unchanged.
+ * <p><b>Errors.</b> {@link SQLException}s become {@link StoreClosedException} once the store is
+ * closed; else the retriable {@link QueueStoreException} when a retry may pass ({@link
+ * #isRetriable}: connection failures, serialisation failures, deadlocks, lock and statement
+ * timeouts, shutdowns, exhausted resources, pool timeouts, I/O errors), and the fatal {@link
+ * StoreRefusedException} otherwise (a missing privilege, table or column, a statement or value the
+ * server rejects, a violated constraint, a read-only transaction): retrying those only postpones
+ * the failure. Messages name the store (never its password), the queue and the SQLSTATE. Unchecked
+ * exceptions thrown by the work roll the transaction back and propagate unchanged.
  *
  * <p>Thread-safe.
  */
@@ -376,30 +389,106 @@ final class Db implements AutoCloseable {
     }
   }
 
+  /**
+   * The SQLSTATEs, besides classes 08 and 53, after which the same call may pass: serialization
+   * failure, deadlock, lock not available ({@code lock_timeout}, {@code NOWAIT}), a statement
+   * cancelled ({@code statement_timeout}, an operator's {@code pg_cancel_backend}), the server
+   * shutting down, crashed or still starting, a session ended for being idle, and an I/O error of
+   * the server. Not {@code 57P04} (the database was dropped).
+   */
+  private static final Set<String> RETRIABLE_STATES =
+      Set.of("40001", "40P01", "55P03", "57014", "57P01", "57P02", "57P03", "57P05", "58030");
+
   /** The store exception for {@code e}, naming the store and the queue. */
   RuntimeException translate(String queue, SQLException e) {
     if (closed) {
       return new StoreClosedException(config.description());
     }
-    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    return translate(config.description(), queue, e);
+  }
+
+  /**
+   * The store exception for {@code e} of the open store described as {@code store}: a retriable
+   * {@link QueueStoreException} when {@link #isRetriable}, else a fatal {@link
+   * StoreRefusedException}; the message names the store, the queue (when not null), the error and
+   * its SQLSTATE.
+   */
+  static QueueException translate(String store, String queue, SQLException e) {
+    String state = sqlState(e);
     String message =
         "postgres store "
-            + config.description()
+            + store
             + (queue == null ? "" : ", queue " + queue)
             + ": "
             + e.getMessage()
             + (state.isEmpty() ? "" : " [SQLSTATE " + state + "]");
-    boolean retriable =
-        e instanceof SQLTransientException
-            || state.startsWith("08") // connection exception
-            || state.startsWith("53") // insufficient resources
-            || state.startsWith("57P") // operator intervention (shutdown)
-            || state.equals("40001") // serialization failure
-            || state.equals("40P01") // deadlock detected
-            || state.equals("55P03"); // lock not available
-    return retriable
+    return isRetriable(e)
         ? new QueueStoreException(queue, message, e)
-        : new QueueStoreException(queue, message, e);
+        : new StoreRefusedException(queue, message, e);
+  }
+
+  /**
+   * Whether the same call may pass later: a SQLSTATE of class 08 (connection exception) or 53
+   * (insufficient resources) or one of {@link #RETRIABLE_STATES}; or, whatever the state, a
+   * transient or recoverable {@link SQLException} (a pool timeout) or an {@link IOException} among
+   * the causes (the connection broke mid-call). Everything else will fail the same way: class 42 (a
+   * missing privilege, table or column; a syntax error), 22 (a value the server rejects), 23 (a
+   * violated constraint: the store's statements avoid conflicts with {@code ON CONFLICT} and row
+   * locks, so one is not a race a retry wins), 25 (a read-only transaction), 0A, XX, and an error
+   * without a state.
+   */
+  static boolean isRetriable(SQLException e) {
+    String state = sqlState(e);
+    if (state.startsWith("08") || state.startsWith("53") || RETRIABLE_STATES.contains(state)) {
+      return true;
+    }
+    for (Throwable t : chain(e)) {
+      if (t instanceof SQLTransientException
+          || t instanceof SQLRecoverableException
+          || t instanceof IOException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The SQLSTATE of {@code e}, else of the first chained or causing {@link SQLException} that has
+   * one (a batch's {@link java.sql.BatchUpdateException} carries the server's error as its next
+   * exception); empty when none has.
+   */
+  static String sqlState(SQLException e) {
+    for (Throwable t : chain(e)) {
+      if (t instanceof SQLException s && s.getSQLState() != null && !s.getSQLState().isEmpty()) {
+        return s.getSQLState();
+      }
+    }
+    return "";
+  }
+
+  /**
+   * {@code e}, then, breadth first, the next exceptions of SQL chains and the causes; each once, at
+   * most 32.
+   */
+  private static List<Throwable> chain(SQLException e) {
+    List<Throwable> seen = new ArrayList<>();
+    Set<Throwable> visited = Collections.newSetFromMap(new IdentityHashMap<>());
+    ArrayDeque<Throwable> todo = new ArrayDeque<>();
+    todo.add(e);
+    while (!todo.isEmpty() && seen.size() < 32) {
+      Throwable t = todo.poll();
+      if (!visited.add(t)) {
+        continue;
+      }
+      seen.add(t);
+      if (t instanceof SQLException s && s.getNextException() != null) {
+        todo.add(s.getNextException());
+      }
+      if (t.getCause() != null) {
+        todo.add(t.getCause());
+      }
+    }
+    return seen;
   }
 
   private static String rootMessage(Throwable t) {

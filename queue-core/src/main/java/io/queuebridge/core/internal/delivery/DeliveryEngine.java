@@ -56,10 +56,11 @@ import org.slf4j.LoggerFactory;
  *   <li>One dispatcher thread takes a queue name, clears its flag first, and triggers every live
  *       subscription of that queue.
  *   <li>Every {@link #SWEEP_INTERVAL} (on the injected {@link PeriodicScheduler}) the sweep
- *       refreshes the heartbeat of every live subscription (at most once per tenth of the consumer
- *       timeout, so a member busy in a long handler is not removed as stale) and schedules every
- *       queue that has one. It is the fallback for messages that become claimable by time rather
- *       than by an append, and what retries a stream after a handler failure.
+ *       refreshes the heartbeat of every live subscription (at most once per tenth of its queue's
+ *       consumer timeout, {@link GroupCoordinator#consumerTimeout(String)}, so a member busy in a
+ *       long handler is not removed as stale) and schedules every queue that has one. It is the
+ *       fallback for messages that become claimable by time rather than by an append, and what
+ *       retries a stream after a handler failure.
  *   <li>Redelivery timers ({@link #redeliveryDue}): when the group engine reports the time at which
  *       a pending message becomes claimable again (a nack's backoff or delay, a visibility
  *       timeout), a one-shot timer on the same {@link PeriodicScheduler} schedules the queue at
@@ -69,7 +70,9 @@ import org.slf4j.LoggerFactory;
  * <h2>Delivery passes</h2>
  *
  * A triggered subscription runs one pass on a worker: a claim of up to its batch size (queue mode)
- * or a read from the group's cursor (stream mode), then the handler once per message, in order. A
+ * or a read from the group's cursor (stream mode), then the handler once per message, in order. The
+ * batch size is the subscription's own, else the queue's {@code batchSize}, else the engine's
+ * {@link Builder#defaultBatchSize default}, resolved at the subscription's first pass. A
  * subscription never runs two passes at once (a trigger that arrives during a pass makes it run
  * again afterwards), so its handler is never called concurrently and stream order is kept. A pass
  * that delivered anything schedules its queue again, so a backlog drains batch by batch while other
@@ -100,6 +103,9 @@ public final class DeliveryEngine {
   /** Period of the sweep (BEHAVIOUR Q-DEL: 1 s). */
   public static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
 
+  /** Messages per pass when neither the subscription nor its queue sets a batch size. */
+  public static final int DEFAULT_BATCH_SIZE = 100;
+
   /** Longest redelivery timer; a later redelivery is re-armed when it fires (and swept anyway). */
   private static final Duration MAX_TIMER = Duration.ofDays(1);
 
@@ -117,7 +123,7 @@ public final class DeliveryEngine {
   private final Clock clock;
   private final int workers;
   private final String threadPrefix;
-  private final Duration heartbeatEvery;
+  private final int defaultBatchSize;
   private final ArrayBlockingQueue<String> triggers;
 
   private final ConcurrentMap<String, List<Sub>> byQueue = new ConcurrentHashMap<>();
@@ -147,7 +153,7 @@ public final class DeliveryEngine {
     this.workers = b.workers;
     this.threadPrefix = b.threadPrefix;
     this.triggers = new ArrayBlockingQueue<>(b.triggerCapacity);
-    this.heartbeatEvery = groups.settings().consumerTimeout().dividedBy(10);
+    this.defaultBatchSize = b.defaultBatchSize;
   }
 
   /** A builder over the group engine whose groups it delivers. */
@@ -417,7 +423,8 @@ public final class DeliveryEngine {
    * makes the member join the group and returns the group), and schedules a first pass.
    *
    * @param join joins the group; runs on the calling thread while the triple is reserved
-   * @param batchSize messages per pass; positive
+   * @param batchSize messages per pass; {@code <= 0} = the queue's {@code batchSize}, else the
+   *     engine's {@link Builder#defaultBatchSize default}, read at the first pass
    * @throws IllegalStateException if that member already has a live subscription on that group, or
    *     the engine is stopped
    * @throws RuntimeException whatever {@code join} throws (nothing is registered)
@@ -431,9 +438,6 @@ public final class DeliveryEngine {
       int batchSize) {
     Objects.requireNonNull(join, "join");
     Objects.requireNonNull(handler, "handler");
-    if (batchSize <= 0) {
-      throw new IllegalArgumentException("batchSize must be > 0, got " + batchSize);
-    }
     if (state == State.STOPPED) {
       throw new IllegalStateException("delivery engine is stopped");
     }
@@ -455,7 +459,7 @@ public final class DeliveryEngine {
       keys.remove(key);
       throw e;
     }
-    Sub s = new Sub(key, g.mode(), handler, batchSize, clock.instant());
+    Sub s = new Sub(key, g.mode(), handler, Math.max(0, batchSize), clock.instant());
     byQueue.compute(
         queue,
         (k, list) -> {
@@ -523,7 +527,7 @@ public final class DeliveryEngine {
     final SubKey key;
     final GroupMode mode;
     final DeliveryHandler handler;
-    final int batchSize;
+    int batchSize; // 0 until the first pass resolves it; touched by the (single) running pass only
     final AtomicInteger run = new AtomicInteger(IDLE);
     final AtomicBoolean left = new AtomicBoolean();
     // counted down once the group is left and the key is free again, by whichever thread did it
@@ -675,7 +679,11 @@ public final class DeliveryEngine {
     }
 
     void heartbeatIfDue(Instant now) {
-      if (!active || now.isBefore(lastBeat.plus(heartbeatEvery))) {
+      if (!active) {
+        return;
+      }
+      Duration every = groups.consumerTimeout(key.queue()).dividedBy(10);
+      if (now.isBefore(lastBeat.plus(every))) {
         return;
       }
       try {
@@ -694,6 +702,9 @@ public final class DeliveryEngine {
       try {
         if (live()) {
           passes.increment();
+          if (batchSize <= 0) {
+            batchSize = groups.batchSize(key.queue(), defaultBatchSize);
+          }
           again = mode == GroupMode.QUEUE ? queuePass() : streamPass();
         }
       } catch (QueueNotFoundException | GroupNotFoundException | ConsumerNotFoundException gone) {
@@ -815,6 +826,7 @@ public final class DeliveryEngine {
     private int workers = 4;
     private String threadPrefix = "queuebridge-delivery";
     private int triggerCapacity = DEFAULT_TRIGGER_CAPACITY;
+    private int defaultBatchSize = DEFAULT_BATCH_SIZE;
 
     private Builder(GroupCoordinator groups) {
       this.groups = Objects.requireNonNull(groups, "groups");
@@ -832,6 +844,19 @@ public final class DeliveryEngine {
         throw new IllegalArgumentException("workers must be > 0, got " + value);
       }
       this.workers = value;
+      return this;
+    }
+
+    /**
+     * Messages per pass of a subscription that sets no batch size, on a queue that sets no {@code
+     * batchSize}; positive; {@link #DEFAULT_BATCH_SIZE} by default (the manager passes its {@code
+     * deliveryBatchSize}).
+     */
+    public Builder defaultBatchSize(int value) {
+      if (value <= 0) {
+        throw new IllegalArgumentException("defaultBatchSize must be > 0, got " + value);
+      }
+      this.defaultBatchSize = value;
       return this;
     }
 

@@ -122,10 +122,12 @@ import java.util.function.Supplier;
  *       retention back (a stream reader that falls behind the policy loses what the policy removed,
  *       as in Kafka); queue-mode groups on a stream still do.
  *   <li><i>Unenforced config fields</i> (BEHAVIOUR Q-CONFIG): the engine enforces {@code
- *       retryPolicy} (backoff, {@code maxRetries}, {@code totalTimeout}) and {@code
- *       deliveryTimeout} (as visibility) and the DLQ settings. {@code maxDepth}, {@code
- *       maxMessageSize}, {@code batchSize} and {@code heartbeatTimeout} are the manager's (the
- *       engine uses {@code consumerTimeout}); compaction is not implemented.
+ *       retryPolicy} (backoff, {@code maxRetries}, {@code totalTimeout}), {@code deliveryTimeout}
+ *       (as visibility), the DLQ settings, {@code batchSize} (the limit of a claim or read that
+ *       asks for the default, instead of {@code claimBatchSize}) and {@code heartbeatTimeout} (the
+ *       stale-member cutoff of the queue's groups, instead of {@code consumerTimeout}); zero in
+ *       either defers to the engine's setting. {@code maxDepth} and {@code maxMessageSize} are the
+ *       manager's; compaction is not implemented.
  *   <li><i>Unsubscribe's default group differs from stream subscribe's</i>: not so (BEHAVIOUR
  *       Q-SUB). {@link #leave} without a group id leaves whichever default group — the queue-mode
  *       prefix or the stream-mode full id — the consumer is a member of.
@@ -303,20 +305,23 @@ public final class GroupCoordinator implements ConsumerGroups {
 
   /**
    * Removes, in every group of every queue, the members whose last heartbeat is older than {@code
-   * now - consumerTimeout} (BEHAVIOUR Q-HEARTBEAT). Their pending entries stay, to be stolen.
-   * Ephemeral queues left without members get their disconnect time. The listener is told per group
-   * after the lock is released.
+   * now} minus the queue's consumer timeout: its {@code heartbeatTimeout} when it sets one, else
+   * {@code consumerTimeout} ({@link GroupSettings#consumerTimeout(QueueConfig)}, BEHAVIOUR
+   * Q-HEARTBEAT). Their pending entries stay, to be stolen. Ephemeral queues left without members
+   * get their disconnect time. The listener is told per group after the lock is released.
    *
    * @return what was removed, per group; empty when nothing was
    */
   public List<RemovedConsumers> removeStaleConsumers(Instant now) {
     Objects.requireNonNull(now, "now");
-    Instant cutoff = members.staleCutoff(now);
     List<RemovedConsumers> removed = new ArrayList<>();
     lock.lock();
     try {
-      for (QueueConfig config : queues.listQueues()) {
+      List<QueueConfig> configs = queues.listQueues();
+      members.forgetTimeoutsExcept(configs);
+      for (QueueConfig config : configs) {
         String queue = config.name();
+        Instant cutoff = members.staleCutoff(config, now);
         boolean touched = false;
         for (ConsumerGroupState listed : members.groupsOf(queue)) {
           if (Members.staleMembers(listed, cutoff).isEmpty()) {
@@ -358,6 +363,35 @@ public final class GroupCoordinator implements ConsumerGroups {
     }
   }
 
+  /**
+   * How long a member of a group of {@code queue} may go without a heartbeat: the queue's {@code
+   * heartbeatTimeout} as this engine last saw it (a join, a stale-member sweep), else {@link
+   * GroupSettings#consumerTimeout()}. Lock-free; reads no configuration, so a heartbeat loop may
+   * call it every round.
+   */
+  public Duration consumerTimeout(String queue) {
+    return members.consumerTimeout(queue);
+  }
+
+  /**
+   * The shortest consumer timeout of the queues this engine has seen, at most {@link
+   * GroupSettings#consumerTimeout()}: the longest a stale-member sweep may wait. Lock-free.
+   */
+  public Duration shortestConsumerTimeout() {
+    return members.shortestConsumerTimeout();
+  }
+
+  /**
+   * The batch size of {@code queue} (BEHAVIOUR Q-CONFIG): its {@code batchSize} when it sets one,
+   * else {@code fallback}. Reads the queue's configuration.
+   *
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  public int batchSize(String queue, int fallback) {
+    int own = queues.getQueue(queue).batchSize();
+    return own > 0 ? own : fallback;
+  }
+
   /** The heartbeat index; for tests. */
   MembershipIndex membershipIndex() {
     return members.index();
@@ -367,7 +401,7 @@ public final class GroupCoordinator implements ConsumerGroups {
 
   @Override
   public List<GroupDelivery> claimBatch(String queue, String group, String consumerId, int limit) {
-    int n = limit <= 0 ? settings.claimBatchSize() : limit;
+    int n = limit > 0 ? limit : batchSize(queue, settings.claimBatchSize());
     List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));
     claim(queue, group, consumerId, n, out);
     return out;
@@ -478,7 +512,7 @@ public final class GroupCoordinator implements ConsumerGroups {
   @Override
   public StreamBatch peek(String queue, String group, String consumerId, int limit) {
     requireText("consumerId", consumerId);
-    int n = limit <= 0 ? settings.claimBatchSize() : limit;
+    int n = limit > 0 ? limit : batchSize(queue, settings.claimBatchSize());
     long start = System.nanoTime();
     return timed(
         queue,

@@ -20,10 +20,13 @@ import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,13 +34,21 @@ import org.slf4j.LoggerFactory;
  * The members of the consumer groups (BEHAVIOUR Q-GROUP, Q-SUB, Q-HEARTBEAT): joining (which
  * creates the group and places its cursor), leaving, heartbeats (a claim or peek counts as one),
  * the stale-member sweep and its consumer-removed listener, group deletion, the heartbeat index
- * ({@link MembershipIndex}), and the disconnect time of an ephemeral queue its last member left
- * (BEHAVIOUR Q-EPHEMERAL).
+ * ({@link MembershipIndex}), the consumer timeouts of the queues, and the disconnect time of an
+ * ephemeral queue its last member left (BEHAVIOUR Q-EPHEMERAL).
  *
- * <p>Every instance method but {@link #reportRemoved} expects the coordinator's lock held (it
- * guards the index and the metrics); one that reads or changes one group also expects to run inside
- * that group's store section. {@link #reportRemoved} runs after the lock is released. Calls the two
- * stores, the index, the metrics and the listener.
+ * <p><b>Consumer timeouts.</b> A queue's {@code heartbeatTimeout}, when it sets one, replaces the
+ * manager's {@code consumerTimeout} for the members of its groups ({@link
+ * GroupSettings#consumerTimeout(QueueConfig)}). The sweep takes it from the configurations it
+ * lists; the heartbeat write throttle and the push engine's heartbeats, which must not read a
+ * configuration per call, take it from a map of the queues that set one, filled at construction, at
+ * every join and at every sweep (so a change made elsewhere is seen within one sweep).
+ *
+ * <p>Every instance method but {@link #reportRemoved}, {@link #consumerTimeout(String)} and {@link
+ * #shortestConsumerTimeout()} expects the coordinator's lock held (it guards the index and the
+ * metrics); one that reads or changes one group also expects to run inside that group's store
+ * section. Those three are lock-free. Calls the two stores, the index, the metrics and the
+ * listener.
  */
 final class Members {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);
@@ -48,8 +59,10 @@ final class Members {
   private final GroupSettings settings;
   private final MetricsRecorder metrics;
   private final ConsumerRemovedListener listener;
-  private final Duration heartbeatWriteInterval;
   private final MembershipIndex index = new MembershipIndex();
+
+  /** Queue → its own consumer timeout, for the queues that set a {@code heartbeatTimeout}. */
+  private final ConcurrentMap<String, Duration> ownTimeouts = new ConcurrentHashMap<>();
 
   Members(
       QueueStore queues,
@@ -64,7 +77,48 @@ final class Members {
     this.settings = settings;
     this.metrics = metrics;
     this.listener = listener;
-    this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
+  }
+
+  // ---------------------------------------------------------------- consumer timeouts
+
+  /** The consumer timeout of {@code config}'s queue, remembered for {@link #consumerTimeout}. */
+  Duration consumerTimeout(QueueConfig config) {
+    Duration timeout = settings.consumerTimeout(config);
+    if (config.heartbeatTimeout().compareTo(Duration.ZERO) > 0) {
+      ownTimeouts.put(config.name(), timeout);
+    } else {
+      ownTimeouts.remove(config.name());
+    }
+    return timeout;
+  }
+
+  /**
+   * The consumer timeout of {@code queue} as last seen (a join, a sweep), else the manager's;
+   * lock-free, reads no configuration.
+   */
+  Duration consumerTimeout(String queue) {
+    Duration own = ownTimeouts.get(queue);
+    return own == null ? settings.consumerTimeout() : own;
+  }
+
+  /** The shortest consumer timeout of the queues as last seen, at most the manager's; lock-free. */
+  Duration shortestConsumerTimeout() {
+    Duration shortest = settings.consumerTimeout();
+    for (Duration d : ownTimeouts.values()) {
+      if (d.compareTo(shortest) < 0) {
+        shortest = d;
+      }
+    }
+    return shortest;
+  }
+
+  /** Forgets the timeouts of queues not in {@code listed} (deleted); at a sweep. */
+  void forgetTimeoutsExcept(List<QueueConfig> listed) {
+    Set<String> names = new HashSet<>();
+    for (QueueConfig c : listed) {
+      names.add(c.name());
+    }
+    ownTimeouts.keySet().retainAll(names);
   }
 
   // ---------------------------------------------------------------- joining and leaving
@@ -102,6 +156,7 @@ final class Members {
   ConsumerGroupState join(
       String queue, String id, String filter, String consumerId, CursorOption c) {
     QueueConfig config = queues.getQueue(queue);
+    consumerTimeout(config); // remembered for the heartbeat throttle
     Instant now = time.now();
     ConsumerGroupState g =
         getOrCreate(queue, id, filter, c.effectiveMode(), c.effectiveAutoCommit(), now);
@@ -249,15 +304,16 @@ final class Members {
 
   /**
    * Requires membership and counts a claim or peek as a heartbeat, writing it at most every tenth
-   * of the consumer timeout so busy claimers do not write a heartbeat per call; in the group's
-   * section.
+   * of the queue's consumer timeout so busy claimers do not write a heartbeat per call; in the
+   * group's section.
    */
   void touch(ConsumerGroupState g, String consumerId, Instant now) {
     ConsumerInfo info = g.consumers().get(consumerId);
     if (info == null) {
       throw new ConsumerNotFoundException(g.queue(), g.id(), consumerId);
     }
-    if (!now.isBefore(info.lastHeartbeat().plus(heartbeatWriteInterval))) {
+    Duration writeInterval = consumerTimeout(g.queue()).dividedBy(10);
+    if (!now.isBefore(info.lastHeartbeat().plus(writeInterval))) {
       groups.registerConsumer(
           g.queue(),
           g.id(),
@@ -267,9 +323,12 @@ final class Members {
 
   // ---------------------------------------------------------------- the stale-member sweep
 
-  /** Members last heard from before this are stale at {@code now}. */
-  Instant staleCutoff(Instant now) {
-    return now.minus(settings.consumerTimeout());
+  /**
+   * Members of {@code config}'s groups last heard from before this are stale at {@code now}; the
+   * queue's timeout is remembered.
+   */
+  Instant staleCutoff(QueueConfig config, Instant now) {
+    return now.minus(consumerTimeout(config));
   }
 
   /** The members of {@code g} last heard from before {@code cutoff}, sorted. */
@@ -308,7 +367,7 @@ final class Members {
           r.consumerIds(),
           r.group(),
           r.queue(),
-          settings.consumerTimeout());
+          consumerTimeout(r.queue()));
       try {
         listener.onConsumersRemoved(r.queue(), r.group(), r.consumerIds());
       } catch (RuntimeException e) {
@@ -373,9 +432,13 @@ final class Members {
     }
   }
 
-  /** Fills the heartbeat index from the memberships already in the store; at construction. */
+  /**
+   * Fills the heartbeat index from the memberships already in the store, and remembers the queues'
+   * consumer timeouts; at construction.
+   */
   void indexStoredMemberships() {
     for (QueueConfig config : queues.listQueues()) {
+      consumerTimeout(config);
       for (ConsumerGroupState g : groupsOf(config.name())) {
         for (String consumerId : g.consumers().keySet()) {
           index.add(consumerId, config.name(), g.id());

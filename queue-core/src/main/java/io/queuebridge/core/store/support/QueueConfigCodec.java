@@ -27,10 +27,26 @@ import java.util.List;
  * before them read unchanged and a queue that keeps both defaults is stored byte for byte as
  * before. Unknown fields are ignored. Stateless and thread-safe.
  *
+ * <p><b>{@code batchSize} and {@code heartbeatTimeout}</b> are kept in an object {@code
+ * groupSettings} ({@code {"batchSize": 3, "heartbeatTimeout": "PT2S"}}), each written only when the
+ * queue sets it (above zero) and the object only when it holds one; absent reads as zero, the
+ * manager's setting. The top-level {@code batchSize} and {@code heartbeatTimeout} are the fields of
+ * earlier releases, in which these settings did nothing: they are ignored when read, so a queue
+ * stored by an earlier release keeps using the manager's settings, as it always did (whatever
+ * values it stored), and always written with the values those releases defaulted to ({@code 100},
+ * {@code PT2M}), so an earlier release still reads the configuration, and a queue that sets neither
+ * is stored byte for byte as before.
+ *
  * <p>One format for every store instead of a copy in each; not part of the SPI.
  */
 public final class QueueConfigCodec {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The top-level {@code batchSize} written for earlier releases (their default); never read. */
+  static final int LEGACY_BATCH_SIZE = 100;
+
+  /** The top-level {@code heartbeatTimeout} written for earlier releases; never read. */
+  static final String LEGACY_HEARTBEAT_TIMEOUT = "PT2M";
 
   private QueueConfigCodec() {}
 
@@ -72,13 +88,22 @@ public final class QueueConfigCodec {
     n.put("maxDepth", c.maxDepth());
     n.put("messageTtl", c.messageTtl().toString());
     n.put("deliveryTimeout", c.deliveryTimeout().toString());
-    n.put("batchSize", c.batchSize());
-    n.put("heartbeatTimeout", c.heartbeatTimeout().toString());
+    n.put("batchSize", LEGACY_BATCH_SIZE); // for earlier releases, see the class comment
+    n.put("heartbeatTimeout", LEGACY_HEARTBEAT_TIMEOUT);
     if (c.deduplicates()) {
       n.put("dedupWindow", c.dedupWindow().toString()); // absent = off, as in earlier releases
     }
     if (!c.maxDelay().equals(QueueConfig.DEFAULT_MAX_DELAY)) {
       n.put("maxDelay", c.maxDelay().toString()); // absent = the default, as in earlier releases
+    }
+    if (c.batchSize() > 0 || c.heartbeatTimeout().compareTo(Duration.ZERO) > 0) {
+      ObjectNode own = n.putObject("groupSettings"); // absent = the manager's
+      if (c.batchSize() > 0) {
+        own.put("batchSize", c.batchSize());
+      }
+      if (c.heartbeatTimeout().compareTo(Duration.ZERO) > 0) {
+        own.put("heartbeatTimeout", c.heartbeatTimeout().toString());
+      }
     }
     try {
       return JSON.writeValueAsBytes(n);
@@ -112,6 +137,10 @@ public final class QueueConfigCodec {
     JsonNode dlq = field(n, "dlq");
     JsonNode ret = field(n, "retention");
     JsonNode lcd = field(n, "lastConsumerDisconnect");
+    JsonNode own = n.get("groupSettings");
+    if (own != null && !own.isObject()) {
+      throw new Malformed("field 'groupSettings' is not an object");
+    }
     try {
       return QueueConfig.durable(text(n, "name"))
           .topics(topics)
@@ -139,8 +168,12 @@ public final class QueueConfigCodec {
           .maxDepth(number(n, "maxDepth"))
           .messageTtl(duration(n, "messageTtl"))
           .deliveryTimeout(duration(n, "deliveryTimeout"))
-          .batchSize((int) number(n, "batchSize"))
-          .heartbeatTimeout(duration(n, "heartbeatTimeout"))
+          // the top-level batchSize and heartbeatTimeout of earlier releases are not read
+          .batchSize(own != null && own.has("batchSize") ? (int) number(own, "batchSize") : 0)
+          .heartbeatTimeout(
+              own != null && own.has("heartbeatTimeout")
+                  ? duration(own, "heartbeatTimeout")
+                  : Duration.ZERO)
           .dedupWindow(n.has("dedupWindow") ? duration(n, "dedupWindow") : Duration.ZERO)
           .maxDelay(n.has("maxDelay") ? duration(n, "maxDelay") : QueueConfig.DEFAULT_MAX_DELAY)
           .build();

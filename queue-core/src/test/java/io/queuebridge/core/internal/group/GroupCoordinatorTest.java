@@ -1159,6 +1159,120 @@ class GroupCoordinatorTest {
     }
   }
 
+  /** A queue's own {@code batchSize} and {@code heartbeatTimeout} (BEHAVIOUR Q-CONFIG). */
+  @Nested
+  class QueueSettings {
+    private static final Duration TWO_SECONDS = Duration.ofSeconds(2);
+
+    @Test
+    void aQueuesBatchSizeIsTheClaimLimitWhenTheCallerAsksForTheDefault() {
+      createQueue(QueueConfig.durable("own").batchSize(3).build());
+      createQueue("plain");
+      appendAll("own", 20);
+      appendAll("plain", 20);
+      joinQueue("own", "g", "c1");
+      joinQueue("plain", "g", "c1");
+
+      assertThat(claim("own", "g", "c1", 0)).as("limit 0: the queue's batchSize").hasSize(3);
+      assertThat(claim("own", "g", "c1", -1)).as("a negative limit too").hasSize(3);
+      assertThat(claim("own", "g", "c1", 5)).as("an explicit limit wins").hasSize(5);
+      assertThat(claim("plain", "g", "c1", 0))
+          .as("a queue without one: claimBatchSize")
+          .hasSize(GroupSettings.DEFAULTS.claimBatchSize());
+    }
+
+    @Test
+    void aQueuesBatchSizeIsTheDefaultLimitOfAStreamRead() {
+      createQueue(QueueConfig.durable("s").type(QueueType.STREAM).batchSize(3).build());
+      appendAll("s", 20);
+      joinStream("s", "r", "c1");
+      assertThat(groups.peek("s", "r", "c1", 0).deliveries()).hasSize(3);
+      assertThat(groups.peek("s", "r", "c1", 7).deliveries()).hasSize(7);
+    }
+
+    @Test
+    void aQueuesHeartbeatTimeoutReplacesTheConsumerTimeoutForItsGroupsShorterOrLonger() {
+      createQueue(QueueConfig.durable("fast").heartbeatTimeout(TWO_SECONDS).build());
+      createQueue(QueueConfig.durable("slow").heartbeatTimeout(Duration.ofMinutes(10)).build());
+      createQueue("plain");
+      for (String q : List.of("fast", "slow", "plain")) {
+        joinQueue(q, "g", "c1");
+      }
+
+      clock.advance(TWO_SECONDS);
+      assertThat(groups.removeStaleConsumers(clock.instant()))
+          .as("a heartbeat exactly at the cutoff is not stale")
+          .isEmpty();
+      clock.advance(Duration.ofMillis(1));
+      assertThat(groups.removeStaleConsumers(clock.instant()))
+          .as("2 s after its last heartbeat, while the manager's consumerTimeout is 2 min")
+          .containsExactly(new RemovedConsumers("fast", "g", List.of("c1")));
+
+      clock.set(T0.plus(GroupSettings.DEFAULTS.consumerTimeout()).plusMillis(1));
+      assertThat(groups.removeStaleConsumers(clock.instant()))
+          .as("the queue without one: consumerTimeout; the 10 min queue keeps its member")
+          .containsExactly(new RemovedConsumers("plain", "g", List.of("c1")));
+
+      clock.set(T0.plus(Duration.ofMinutes(10)).plusMillis(1));
+      assertThat(groups.removeStaleConsumers(clock.instant()))
+          .containsExactly(new RemovedConsumers("slow", "g", List.of("c1")));
+    }
+
+    @Test
+    void claimsOnAQueueWithAShortHeartbeatTimeoutWriteTheirHeartbeatsOftenEnough() {
+      createQueue(QueueConfig.durable("fast").heartbeatTimeout(TWO_SECONDS).build());
+      appendAll("fast", 10);
+      joinQueue("fast", "g", "c1");
+      for (int i = 0; i < 5; i++) {
+        clock.advance(Duration.ofSeconds(1));
+        claim("fast", "g", "c1", 1); // a heartbeat, written at most every tenth of 2 s
+      }
+      clock.advance(Duration.ofMillis(1500));
+      assertThat(groups.removeStaleConsumers(clock.instant())).isEmpty();
+      assertThat(state("fast", "g").consumers().get("c1").lastHeartbeat())
+          .isEqualTo(T0.plusSeconds(5));
+    }
+
+    @Test
+    void theEngineLearnsAQueuesConsumerTimeoutAtAJoinAndForgetsItWithTheQueue() {
+      Duration manager = GroupSettings.DEFAULTS.consumerTimeout();
+      createQueue(QueueConfig.durable("fast").heartbeatTimeout(TWO_SECONDS).build());
+      assertThat(groups.consumerTimeout("fast")).as("not seen yet").isEqualTo(manager);
+      assertThat(groups.shortestConsumerTimeout()).isEqualTo(manager);
+
+      joinQueue("fast", "g", "c1");
+      assertThat(groups.consumerTimeout("fast")).isEqualTo(TWO_SECONDS);
+      assertThat(groups.shortestConsumerTimeout()).isEqualTo(TWO_SECONDS);
+      assertThat(coordinator(GroupSettings.DEFAULTS).consumerTimeout("fast"))
+          .as("a new engine reads it from the store")
+          .isEqualTo(TWO_SECONDS);
+
+      store.updateQueue(store.getQueue("fast").toBuilder().heartbeatTimeout(Duration.ZERO).build());
+      groups.removeStaleConsumers(clock.instant());
+      assertThat(groups.consumerTimeout("fast")).as("seen by the sweep").isEqualTo(manager);
+
+      store.updateQueue(store.getQueue("fast").toBuilder().heartbeatTimeout(TWO_SECONDS).build());
+      groups.removeStaleConsumers(clock.instant());
+      assertThat(groups.shortestConsumerTimeout()).isEqualTo(TWO_SECONDS);
+      groups.deleteGroup("fast", "g");
+      store.deleteQueue("fast");
+      groups.removeStaleConsumers(clock.instant());
+      assertThat(groups.shortestConsumerTimeout()).as("the queue is gone").isEqualTo(manager);
+    }
+
+    @Test
+    void settingsResolveAQueuesOwnValuesAndZeroDefersToTheEngine() {
+      GroupSettings settings = GroupSettings.DEFAULTS;
+      QueueConfig plain = QueueConfig.durable("q").build();
+      QueueConfig own =
+          plain.toBuilder().batchSize(3).heartbeatTimeout(Duration.ofSeconds(5)).build();
+      assertThat(settings.claimBatchSize(plain)).isEqualTo(settings.claimBatchSize());
+      assertThat(settings.consumerTimeout(plain)).isEqualTo(settings.consumerTimeout());
+      assertThat(settings.claimBatchSize(own)).isEqualTo(3);
+      assertThat(settings.consumerTimeout(own)).isEqualTo(Duration.ofSeconds(5));
+    }
+  }
+
   @Nested
   class Retention {
     @Test

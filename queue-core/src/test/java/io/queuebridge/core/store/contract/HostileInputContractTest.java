@@ -653,7 +653,11 @@ public abstract class HostileInputContractTest {
             "maxMessageSize",
             "> 0"),
         arguments(named("maxDepth -1", q().maxDepth(-1)), "maxDepth", "> 0"),
-        arguments(named("batchSize -1", q().batchSize(-1)), "batchSize", "> 0"),
+        arguments(named("batchSize -1", q().batchSize(-1)), "batchSize", ">= 0"),
+        arguments(
+            named("heartbeatTimeout -1 ms", q().heartbeatTimeout(Duration.ofMillis(-1))),
+            "heartbeatTimeout",
+            ">= 0"),
         arguments(
             named("deliveryTimeout -1 ms", q().deliveryTimeout(Duration.ofMillis(-1))),
             "deliveryTimeout",
@@ -788,6 +792,9 @@ public abstract class HostileInputContractTest {
         arguments(named("maxMessageSize Long.MAX_VALUE", q().maxMessageSize(Long.MAX_VALUE))),
         arguments(named("maxDepth Long.MAX_VALUE", q().maxDepth(Long.MAX_VALUE))),
         arguments(named("batchSize Integer.MAX_VALUE", q().batchSize(Integer.MAX_VALUE))),
+        arguments(named("batchSize 0 (the manager's)", q().batchSize(0))),
+        arguments(named("heartbeatTimeout 100 years", q().heartbeatTimeout(century))),
+        arguments(named("heartbeatTimeout 1 ns", q().heartbeatTimeout(Duration.ofNanos(1)))),
         arguments(named("messageTtl 0 (never expires)", q().messageTtl(Duration.ZERO))),
         arguments(named("messageTtl 100 years (the limit)", q().messageTtl(century))),
         arguments(named("deliveryTimeout 100 years", q().deliveryTimeout(century))),
