@@ -86,14 +86,20 @@ final class Claims {
     Instant now = time.at(start);
     members.touch(g, consumerId, now);
     Duration visibility = visibility(config);
-    int pelFull = claimFromCursor(overview, consumerId, n, now, visibility, out);
+    CursorPass pass = claimFromCursor(overview, consumerId, n, now, visibility, out);
     if (out.size() < n) {
-      steal(config, g, consumerId, n, now, visibility, out);
+      steal(config, g, pass.cursor(), consumerId, n, now, visibility, out);
     }
-    return pelFull;
+    return pass.pelFull();
   }
 
-  private int claimFromCursor(
+  /**
+   * What a claim from the cursor did: the PEL size when the cap stopped it (else -1), and the
+   * group's cursor afterwards.
+   */
+  private record CursorPass(int pelFull, long cursor) {}
+
+  private CursorPass claimFromCursor(
       GroupOverview overview,
       String consumerId,
       int n,
@@ -186,7 +192,7 @@ final class Claims {
       redeliveryDue(queue, g.id(), firstDue); // wake a consumer when the first one is due
     }
     metrics.claimed(claimed, claimed < n);
-    return full ? pelSize : -1;
+    return new CursorPass(full ? pelSize : -1, cursor);
   }
 
   /**
@@ -196,6 +202,7 @@ final class Claims {
   private void steal(
       QueueConfig config,
       ConsumerGroupState g,
+      long cursor,
       String consumerId,
       int n,
       Instant now,
@@ -204,20 +211,29 @@ final class Claims {
     long start = System.nanoTime();
     String queue = g.queue();
     try {
+      // Scheduled entries now due become first deliveries, all recorded in one store call at the
+      // end (as a claim from the cursor records its batch); stolen entries move one by one.
+      List<PendingEntry> firsts = new ArrayList<>();
       PendingEntry after = null;
+      pages:
       while (out.size() < n) {
         int page = Math.max(STEAL_PAGE, n - out.size());
         List<PendingEntry> due = groups.duePending(queue, g.id(), now, after, page);
         for (PendingEntry e : due) {
           if (out.size() >= n) {
-            return;
+            break pages;
           }
           after = e;
-          takeDue(config, g, consumerId, e, now, visibility, out);
+          takeDue(config, g, consumerId, e, now, visibility, firsts, out);
         }
         if (due.size() < page) {
-          return; // nothing more is due
+          break; // nothing more is due
         }
+      }
+      if (!firsts.isEmpty()) {
+        groups.claimPending(queue, g.id(), firsts, cursor, now);
+        metrics.claimed(firsts.size(), false);
+        redeliveryDue(queue, g.id(), now.plus(visibility));
       }
     } finally {
       metrics.stealLatencyNanos.add(System.nanoTime() - start);
@@ -228,8 +244,9 @@ final class Claims {
   private static final int STEAL_PAGE = 64;
 
   /**
-   * One entry claimable at {@code now}: a scheduled message becomes a first delivery; a held entry
-   * is stolen, unless it is poison (dead-lettered), truncated or expired (dropped).
+   * One entry claimable at {@code now}: a scheduled message becomes a first delivery (added to
+   * {@code firsts} for the caller to record); a held entry is stolen, unless it is poison
+   * (dead-lettered), truncated or expired (dropped).
    */
   private void takeDue(
       QueueConfig config,
@@ -238,6 +255,7 @@ final class Claims {
       PendingEntry e,
       Instant now,
       Duration visibility,
+      List<PendingEntry> firsts,
       List<GroupDelivery> out) {
     String queue = g.queue();
     boolean scheduled = e.isScheduled();
