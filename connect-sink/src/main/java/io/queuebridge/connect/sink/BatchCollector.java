@@ -1,6 +1,7 @@
 package io.queuebridge.connect.sink;
 
 import io.queuebridge.core.QueueManager;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.message.PublishRequest;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -17,9 +18,11 @@ import org.apache.kafka.connect.sink.SinkRecord;
 /**
  * Collects the records of one or more puts into the next {@link Batch}: maps each record into a
  * request for every target queue that does not hold it yet (below its {@link Watermarks watermark}
- * it is skipped), reports errant records, and keeps a classic queue's batch within the queue's
- * {@code maxDepth}. Collecting goes on while the writer is busy, up to {@link #MAX_WAITING_RECORDS}
- * records or {@link #MAX_WAITING_BYTES} bytes.
+ * it is skipped), reports errant records (unconvertible, too large for a target, or asking for a
+ * due time a target does not accept: checked here, against the queue's configuration when the batch
+ * was started, so that no such record fails a batch when it is written), and keeps a classic
+ * queue's batch within the queue's {@code maxDepth}. Collecting goes on while the writer is busy,
+ * up to {@link #MAX_WAITING_RECORDS} records or {@link #MAX_WAITING_BYTES} bytes.
  *
  * <p>Targets: with {@code queue.routing=exact} the stream {@code queue.name}; with {@code matching}
  * every queue whose topic filters match the record's topic (a record matching none is consumed and
@@ -115,6 +118,7 @@ final class BatchCollector {
     Set<TopicPartition> cut = new HashSet<>();
     List<Future<Void>> reported = new ArrayList<>();
     List<QueueBatch> wanting = new ArrayList<>(1);
+    List<QueueConfig> wantingConfigs = new ArrayList<>(1);
     TopicPartition tp = null;
     for (SinkRecord record : records) {
       tp = samePartition(tp, record) ? tp : partitionOf(record);
@@ -144,7 +148,11 @@ final class BatchCollector {
         continue; // already in every target, or in none
       }
       try {
-        PublishRequest request = mapper.toRequest(record);
+        wantingConfigs.clear();
+        for (QueueBatch batch : wanting) {
+          wantingConfigs.add(batch.config);
+        }
+        PublishRequest request = mapper.toRequest(record, wantingConfigs);
         for (QueueBatch batch : wanting) {
           if (request.size() > batch.config.maxMessageSize()) {
             throw new DataException(

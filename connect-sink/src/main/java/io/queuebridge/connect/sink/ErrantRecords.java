@@ -11,9 +11,9 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
- * Records that cannot be written (too large, unconvertible): under {@code errors.tolerance=all}
- * handed to Connect's {@link ErrantRecordReporter} (the dead-letter topic), otherwise they fail the
- * task. Not thread-safe: the task thread only.
+ * Records that cannot be written (too large, unconvertible, a due time a queue refuses): under
+ * {@code errors.tolerance=all} handed to Connect's {@link ErrantRecordReporter} (the dead-letter
+ * topic), otherwise they fail the task. Not thread-safe: the task thread only.
  */
 final class ErrantRecords {
   /** Null when errant records fail the task. */
@@ -52,15 +52,13 @@ final class ErrantRecords {
    */
   Future<Void> report(SinkRecord record, DataException e) {
     if (reporter == null) {
+      String named = "record " + DueTimeHeaders.coordinates(record);
+      String why = String.valueOf(e.getMessage());
       throw new ConnectException(
-          "cannot write record "
-              + record.originalTopic()
-              + "-"
-              + record.originalKafkaPartition()
-              + "@"
-              + record.originalKafkaOffset()
-              + ": "
-              + e.getMessage()
+          "cannot write "
+              + (why.startsWith(named + ":") || why.startsWith(named + " ")
+                  ? why // it names the record already
+                  : named + ": " + why)
               + " (set errors.tolerance=all and errors.deadletterqueue.topic.name to route such"
               + " records to a dead-letter topic instead)",
           e);

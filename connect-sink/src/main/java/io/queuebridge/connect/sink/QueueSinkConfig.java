@@ -5,7 +5,9 @@ import io.queuebridge.connect.common.QueueConnectorConfig;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.config.RetentionPolicy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -13,6 +15,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * The sink connector's configuration, parsed once. Connector and task share {@link #CONFIG_DEF}.
@@ -92,6 +95,36 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
           + " partition, offset) as message properties. Restoring a topic byte for byte needs"
           + " this.";
 
+  public static final String DELAY_HEADER_CONFIG = "queue.delay.header";
+  private static final String DELAY_HEADER_DOC =
+      "Name of a record header holding a delay for its record (delayed delivery), or empty (the"
+          + " default) for none. The value is the delay in milliseconds as a decimal integer, 0 ="
+          + " none: bytes or a string of the ASCII digits 0-9 only (no sign, space, decimal point"
+          + " or exponent), as ByteArrayConverter or StringConverter hand it over, or an integer"
+          + " (INT8 to INT64, or a Decimal without a fraction), as SimpleHeaderConverter parses"
+          + " it. The delay counts from when the sink writes the record: a classic target queue"
+          + " hands it to no consumer before then; a stream keeps the due time as the message's"
+          + " x-deliver-at property and its readers see the message at once. A record without the"
+          + " header is for delivery at once. A record whose header has no value, a malformed or"
+          + " negative one, appears twice, or asks for more than a target queue's maxDelay (7 days"
+          + " by default) or messageTtl is errant: reported to the dead-letter topic under"
+          + " errors.tolerance=all, otherwise it fails the task; the other records are written."
+          + " Read whatever forward.kafka.headers says; the header itself is forwarded like any"
+          + " other.";
+
+  public static final String DELIVER_AT_HEADER_CONFIG = "queue.deliver.at.header";
+  private static final String DELIVER_AT_HEADER_DOC =
+      "Name of a record header holding an absolute due time for its record, or empty (the"
+          + " default) for none: milliseconds since 1970-01-01T00:00:00Z in the forms"
+          + " queue.delay.header accepts, or a Connect Timestamp (as SimpleHeaderConverter parses"
+          + " an ISO-8601 value such as 2026-01-01T00:00:00.000Z). A time not after the worker's"
+          + " clock when the record is written means at once; one further ahead than a target"
+          + " queue's maxDelay or messageTtl is errant. Otherwise as queue.delay.header; a record"
+          + " carrying both headers is errant. Must name another header than queue.delay.header.";
+
+  /** The longest header name the delay keys accept, in UTF-8 bytes. */
+  public static final int MAX_HEADER_NAME_BYTES = 255;
+
   private static final String RETRY_BACKOFF_MS_DOC =
       "After a transient store error or a queue refusing a batch as full, how long the task keeps"
           + " its partitions paused before it resumes them (rewound to the records not yet"
@@ -110,9 +143,62 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
 
   private final Routing routing;
 
+  /**
+   * @throws ConfigException for a value no key accepts alone, or for the checks across keys of
+   *     {@link #crossKeyErrors}
+   */
   public QueueSinkConfig(Map<String, String> props) {
     super(CONFIG_DEF, props);
     this.routing = Routing.valueOf(getString(QUEUE_ROUTING_CONFIG).toUpperCase(Locale.ROOT));
+    Map<String, String> errors = crossKeyErrors(props);
+    if (!errors.isEmpty()) {
+      throw new ConfigException(errors.values().iterator().next());
+    }
+  }
+
+  /**
+   * What {@code props} gets wrong that no key's validator sees, by key (empty when nothing): a
+   * header key whose raw value has a control character where Connect's trimming would hide it from
+   * the validator (leading or trailing) or is blank (so that it would silently mean none), and both
+   * header keys naming the same header. Connector {@code validate()} and the constructor share it.
+   */
+  static Map<String, String> crossKeyErrors(Map<String, String> props) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String key : List.of(DELAY_HEADER_CONFIG, DELIVER_AT_HEADER_CONFIG)) {
+      String raw = props.get(key);
+      if (raw == null || raw.isEmpty()) {
+        continue;
+      }
+      String problem = HeaderName.problem(raw);
+      if (problem == null && raw.isBlank()) {
+        problem = "is blank";
+      }
+      if (problem != null) {
+        out.put(
+            key,
+            key
+                + " = '"
+                + ConfigValidators.shown(raw)
+                + "' "
+                + problem
+                + "; expected "
+                + HeaderName.EXPECTED);
+      }
+    }
+    String delay = props.get(DELAY_HEADER_CONFIG);
+    String at = props.get(DELIVER_AT_HEADER_CONFIG);
+    if (delay != null && at != null && !delay.trim().isEmpty() && delay.trim().equals(at.trim())) {
+      out.putIfAbsent(
+          DELIVER_AT_HEADER_CONFIG,
+          DELIVER_AT_HEADER_CONFIG
+              + " = '"
+              + ConfigValidators.shown(at.trim())
+              + "' names the same header as "
+              + DELAY_HEADER_CONFIG
+              + "; expected another header (one holds a delay, the other a time), or empty for"
+              + " none");
+    }
+    return out;
   }
 
   private static ConfigDef configDef() {
@@ -239,6 +325,28 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
         ++order,
         Width.SHORT,
         "Keep timestamps and coordinates");
+    def.define(
+        DELAY_HEADER_CONFIG,
+        Type.STRING,
+        "",
+        new HeaderName(),
+        Importance.MEDIUM,
+        DELAY_HEADER_DOC,
+        MAPPING_GROUP,
+        ++order,
+        Width.MEDIUM,
+        "Delay header");
+    def.define(
+        DELIVER_AT_HEADER_CONFIG,
+        Type.STRING,
+        "",
+        new HeaderName(),
+        Importance.LOW,
+        DELIVER_AT_HEADER_DOC,
+        MAPPING_GROUP,
+        ++order,
+        Width.MEDIUM,
+        "Due time header");
 
     order = 0;
     defineRetryBackoff(def, ++order, RETRY_BACKOFF_MS_DOC);
@@ -313,8 +421,71 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
     return getBoolean(FORWARD_METADATA_CONFIG);
   }
 
+  /** {@code queue.delay.header}: the header holding a record's delay; empty for none. */
+  public String delayHeader() {
+    return getString(DELAY_HEADER_CONFIG);
+  }
+
+  /** {@code queue.deliver.at.header}: the header holding a record's due time; empty for none. */
+  public String deliverAtHeader() {
+    return getString(DELIVER_AT_HEADER_CONFIG);
+  }
+
   public boolean pipelinedWrites() {
     return getBoolean(WRITE_PIPELINED_CONFIG);
+  }
+
+  /**
+   * A record header name, or empty for none: no control character (a NUL, a line break) and no
+   * unpaired surrogate (Kafka sends header names as UTF-8, where such a name cannot arrive), at
+   * most {@link #MAX_HEADER_NAME_BYTES} bytes in UTF-8. Connect trims the value first ({@link
+   * #crossKeyErrors} looks at the value as given).
+   */
+  static final class HeaderName implements ConfigDef.Validator {
+    static final String EXPECTED =
+        "a record header name: no control characters or unpaired surrogates, at most "
+            + MAX_HEADER_NAME_BYTES
+            + " bytes in UTF-8 (or empty for none)";
+
+    @Override
+    public void ensureValid(String name, Object value) {
+      String header = (String) value;
+      if (header == null || header.isEmpty()) {
+        return;
+      }
+      String problem = problem(header);
+      if (problem != null) {
+        throw new ConfigException(
+            name, ConfigValidators.shown(header), problem + "; expected " + EXPECTED);
+      }
+    }
+
+    /** What is wrong with {@code header} as a header name ("has ..."), or null. */
+    static String problem(String header) {
+      for (int i = 0; i < header.length(); i++) {
+        char c = header.charAt(i);
+        if (Character.isISOControl(c)) {
+          return "has a control character at index " + i;
+        }
+        if (Character.isHighSurrogate(c)
+            && i + 1 < header.length()
+            && Character.isLowSurrogate(header.charAt(i + 1))) {
+          i++;
+        } else if (Character.isSurrogate(c)) {
+          return "has an unpaired surrogate at index " + i;
+        }
+      }
+      int bytes = header.getBytes(StandardCharsets.UTF_8).length;
+      return bytes > MAX_HEADER_NAME_BYTES ? "has " + bytes + " bytes in UTF-8" : null;
+    }
+
+    @Override
+    public String toString() {
+      return "a record header name, or empty for none: no control characters or unpaired"
+          + " surrogates, at most "
+          + MAX_HEADER_NAME_BYTES
+          + " bytes in UTF-8";
+    }
   }
 
   /** Prints the configuration reference (reStructuredText) for the docs. */

@@ -59,9 +59,10 @@ public class QueueSinkConnector extends SinkConnector {
   }
 
   /**
-   * Field-by-field validation plus the checks that need more than one field: the store's own keys
-   * (unknown or bad {@code queue.store.*} values are reported on their key), and contract drift of
-   * an existing stream, reported on the connector key that sets each differing field.
+   * Field-by-field validation plus the checks that need more than one field or the value as given
+   * ({@link QueueSinkConfig#crossKeyErrors}: the delay header keys), the store's own keys (unknown
+   * or bad {@code queue.store.*} values are reported on their key), and contract drift of an
+   * existing stream, reported on the connector key that sets each differing field.
    *
    * <p>The drift check reads the store opened read-only ({@link
    * io.queuebridge.connect.common.StoreSettings#checkWithStore}): validating creates nothing (no
@@ -75,6 +76,11 @@ public class QueueSinkConnector extends SinkConnector {
     Config config = super.validate(connectorConfigs);
     ConfigErrors.dropNullFollowUps(config, connectorConfigs);
     if (ConfigErrors.any(config)) {
+      return config;
+    }
+    Map<String, String> crossKey = QueueSinkConfig.crossKeyErrors(connectorConfigs);
+    if (!crossKey.isEmpty()) {
+      crossKey.forEach((key, message) -> ConfigErrors.add(config, key, message));
       return config;
     }
     QueueSinkConfig parsed = new QueueSinkConfig(connectorConfigs);

@@ -58,7 +58,10 @@ import org.slf4j.LoggerFactory;
  * barrier may still have appended) and pauses every assigned partition. It resumes them on a later
  * {@code put} or {@code preCommit} once {@code queue.retry.backoff.ms} has passed and, when a queue
  * refused the batch as full, once that queue has room for the refused batch again (or is empty).
- * Records redelivered below a watermark are skipped, so nothing is lost or stored twice. A batch
+ * Records redelivered below a watermark are skipped, so nothing is lost or stored twice. A batch a
+ * queue refused for a record's due time, although the record passed that queue's limits when it was
+ * mapped (its {@code maxDelay} or {@code messageTtl} was lowered in between), is recovered the same
+ * way; mapped again, that record is errant and the rest is written ({@link SinkErrors}). A batch
  * into a classic queue never exceeds the queue's {@code maxDepth} (the queue takes a batch whole or
  * not at all, so a larger one would be refused forever): the records beyond it are left out of the
  * batch and rewound the same way. A transient store error while reading on the task thread before a
@@ -102,7 +105,7 @@ public class QueueSinkTask extends SinkTask {
     this(Clock.systemUTC());
   }
 
-  /** With an injected clock for the retry backoff (tests). */
+  /** With an injected clock for the retry backoff and the delay headers' "now" (tests). */
   QueueSinkTask(Clock clock) {
     this.clock = clock;
   }
@@ -115,7 +118,7 @@ public class QueueSinkTask extends SinkTask {
   @Override
   public void start(Map<String, String> props) {
     config = new QueueSinkConfig(props);
-    RecordMapper mapper = new RecordMapper(config);
+    RecordMapper mapper = new RecordMapper(config, clock);
     ErrantRecordReporter reporter = ErrantRecords.reporter(context, config.toleratesErrors());
     lease = config.acquireStore();
     QueueManager manager;

@@ -2,11 +2,13 @@ package io.queuebridge.connect.sink;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.message.KafkaCoordinates;
 import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.message.TimestampType;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,7 +23,10 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * Turns a {@link SinkRecord} into a {@link PublishRequest}, losslessly where the converters allow:
  * bytes pass through ({@code ByteArrayConverter} for keys, values and headers is the recommended
  * setup), strings become UTF-8, structured values become JSON, null stays null, headers keep order
- * and repeated keys, and the record's timestamp and Kafka coordinates are kept.
+ * and repeated keys, and the record's timestamp and Kafka coordinates are kept. A due time the
+ * record asks for in its delay headers ({@code queue.delay.header}, {@code
+ * queue.deliver.at.header}) is set on the request once every target queue accepts it ({@link
+ * DueTimeHeaders}); those headers are forwarded like any other.
  *
  * <p>Stateless apart from its switches; thread-safe.
  */
@@ -31,24 +36,40 @@ final class RecordMapper {
   private final boolean keepKey;
   private final boolean keepHeaders;
   private final boolean keepMetadata;
+  private final DueTimeHeaders dueTimes;
 
+  /** A mapper that reads no delay header. */
   RecordMapper(boolean keepKey, boolean keepHeaders, boolean keepMetadata) {
+    this(keepKey, keepHeaders, keepMetadata, DueTimeHeaders.NONE);
+  }
+
+  RecordMapper(
+      boolean keepKey, boolean keepHeaders, boolean keepMetadata, DueTimeHeaders dueTimes) {
     this.keepKey = keepKey;
     this.keepHeaders = keepHeaders;
     this.keepMetadata = keepMetadata;
+    this.dueTimes = dueTimes;
   }
 
-  RecordMapper(QueueSinkConfig config) {
-    this(config.forwardKey(), config.forwardHeaders(), config.forwardMetadata());
+  /** As {@code config} says; a due time is measured against {@code clock}. */
+  RecordMapper(QueueSinkConfig config, Clock clock) {
+    this(
+        config.forwardKey(),
+        config.forwardHeaders(),
+        config.forwardMetadata(),
+        DueTimeHeaders.of(config, clock));
   }
 
   /**
-   * The request for one record.
+   * The request for one record, going to {@code targets}.
    *
-   * @throws DataException if a key, value or header cannot be turned into bytes
+   * @param targets the queues the request is for: each must accept its due time
+   * @throws DataException if a key, value or header cannot be turned into bytes, or the record's
+   *     due time is malformed or not accepted by a target ({@link DueTimeHeaders#apply})
    */
-  PublishRequest toRequest(SinkRecord record) {
+  PublishRequest toRequest(SinkRecord record, List<QueueConfig> targets) {
     PublishRequest.Builder b = PublishRequest.builder(record.topic());
+    dueTimes.apply(record, targets, b);
     if (keepKey) {
       b.key(toBytes(record.key(), "key"));
     }

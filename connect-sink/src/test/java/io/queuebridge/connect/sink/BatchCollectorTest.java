@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.PublishRequest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +32,7 @@ class BatchCollectorTest {
   private Watermarks watermarks;
   private Rewinder rewinder;
   private final List<SinkRecord> reported = new ArrayList<>();
+  private final List<Throwable> reportedErrors = new ArrayList<>();
 
   @AfterEach
   void close() {
@@ -44,6 +48,7 @@ class BatchCollectorTest {
     ErrantRecordReporter reporter =
         (record, error) -> {
           reported.add(record);
+          reportedErrors.add(error);
           return CompletableFuture.completedFuture(null);
         };
     return f.collector(watermarks, rewinder, tolerant ? reporter : null);
@@ -148,6 +153,89 @@ class BatchCollectorTest {
     assertThat(batch.queues.get("s").next).containsExactly(Map.entry(TP0, 2L));
     assertThat(batch.seen).containsExactly(Map.entry(TP0, 2L));
     assertThat(fixture.metric("records-errant-total")).isEqualTo(2.0);
+  }
+
+  private static void delayHeader(SinkRecord record, String value) {
+    record.headers().addBytes("delay-ms", value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aRecordWithAMalformedDelayIsErrantAndTheOthersAreCollectedWithTheirDelays() {
+    BatchCollector collector =
+        collector(
+            new SinkFixture(dir, Map.of(QueueSinkConfig.DELAY_HEADER_CONFIG, "delay-ms")), true);
+    List<SinkRecord> put = records(TP0, 0, 4);
+    delayHeader(put.get(0), "2000");
+    delayHeader(put.get(1), "soon");
+    delayHeader(put.get(3), "0");
+    collector.collect(put, Map.of());
+    Batch batch = collector.take();
+    assertThat(reported).extracting(SinkRecord::kafkaOffset).containsExactly(1L);
+    assertThat(reportedErrors)
+        .singleElement()
+        .asString()
+        .contains("record in-0@1: header 'delay-ms' (queue.delay.header) = 'soon'")
+        .contains("expected the delay in milliseconds");
+    assertThat(batch.queues.get("s").requests)
+        .extracting(PublishRequest::delay)
+        .containsExactly(Duration.ofSeconds(2), null, null);
+    assertThat(batch.queues.get("s").next)
+        .as("the watermark passes the errant record")
+        .containsExactly(Map.entry(TP0, 4L));
+    assertThat(batch.records).isEqualTo(3);
+  }
+
+  @Test
+  void withoutToleranceAMalformedDelayFailsTheTaskNamingRecordHeaderAndValueOnce() {
+    BatchCollector collector =
+        collector(
+            new SinkFixture(dir, Map.of(QueueSinkConfig.DELAY_HEADER_CONFIG, "delay-ms")), false);
+    List<SinkRecord> put = records(TP0, 0, 3);
+    delayHeader(put.get(2), "-5");
+    assertThatThrownBy(() -> collector.collect(put, Map.of()))
+        .isInstanceOf(ConnectException.class)
+        .hasMessageStartingWith(
+            "cannot write record in-0@2: header 'delay-ms' (queue.delay.header) = '-5' is"
+                + " negative; expected the delay in milliseconds")
+        .hasMessageContaining("errors.tolerance=all");
+    assertThat(collector.take().queues.get("s").requests)
+        .as("the records before it stay collected")
+        .hasSize(2);
+  }
+
+  @Test
+  void aDelayOneTargetQueueRefusesMakesTheRecordErrantForEveryTargetAtMappingTime() {
+    SinkFixture f =
+        new SinkFixture(
+            dir,
+            Map.of(
+                QueueSinkConfig.QUEUE_ROUTING_CONFIG,
+                "matching",
+                QueueSinkConfig.DELAY_HEADER_CONFIG,
+                "delay-ms"));
+    f.manager()
+        .createQueue(
+            QueueConfig.durable("minute").topics("in").maxDelay(Duration.ofMinutes(1)).build());
+    f.manager().createQueue(QueueConfig.durable("all").topics("#").build());
+    BatchCollector collector = collector(f, true);
+    List<SinkRecord> put = records(TP0, 0, 3);
+    delayHeader(put.get(0), "60000");
+    delayHeader(put.get(1), "60001"); // "all" would take it (7 days), "minute" would not
+    collector.collect(put, Map.of());
+    Batch batch = collector.take();
+    assertThat(reported).extracting(SinkRecord::kafkaOffset).containsExactly(1L);
+    assertThat(reportedErrors)
+        .singleElement()
+        .asString()
+        .contains("= '60001': a delay beyond the maxDelay of queue 'minute'")
+        .contains("expected at most PT1M (60000 ms)");
+    for (String queue : List.of("minute", "all")) {
+      assertThat(batch.queues.get(queue).requests)
+          .as(queue)
+          .extracting(PublishRequest::delay)
+          .containsExactly(Duration.ofMinutes(1), null);
+      assertThat(batch.queues.get(queue).next).containsExactly(Map.entry(TP0, 3L));
+    }
   }
 
   @Test

@@ -62,6 +62,18 @@ class ErrantRecordsTest {
   }
 
   @Test
+  void aMessageThatNamesTheRecordAlreadyIsNotPrefixedTwice() {
+    ErrantRecords errant = new ErrantRecords(null, fixture.sinkMetrics);
+    SinkRecord record = records(TP0, 41, 42).get(0);
+    assertThatThrownBy(
+            () -> errant.report(record, new DataException("record in-0@41: header 'h' is bad")))
+        .hasMessageStartingWith("cannot write record in-0@41: header 'h' is bad (set");
+    assertThatThrownBy(
+            () -> errant.report(record, new DataException("record in-0@4 is not this one")))
+        .hasMessageStartingWith("cannot write record in-0@41: record in-0@4 is not this one");
+  }
+
+  @Test
   void aReportedRecordIsCountedAndAwaited() {
     ErrantRecords errant = new ErrantRecords(reporter, fixture.sinkMetrics);
     List<Future<Void>> futures = new ArrayList<>();

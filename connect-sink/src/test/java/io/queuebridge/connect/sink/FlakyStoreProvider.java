@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * durability barrier — the case where a retry must not duplicate the batch —, the next {@link
  * #FAIL_BEFORE_APPEND} calls fail without writing (an unreachable database), and the next {@link
  * #FAIL_GET_QUEUE} calls of {@code getQueue} and the next {@link #FAIL_CHECKPOINTS} calls of {@code
- * checkpoints} fail (reads on the task thread).
+ * checkpoints} fail (reads on the task thread); {@link #hold} and {@link #holdWriterGetQueue} make
+ * the writer thread wait.
  */
 public final class FlakyStoreProvider implements QueueStoreProvider {
   /** How many of the next durable batch appends fail after writing. */
@@ -38,6 +39,13 @@ public final class FlakyStoreProvider implements QueueStoreProvider {
 
   /** While set and not counted down, durable batch appends wait for it before writing. */
   public static volatile CountDownLatch hold;
+
+  /**
+   * While set and not counted down, {@code getQueue} calls on a sink's writer thread (the manager
+   * reading the target's configuration for a batch) wait for it: a test changes the queue
+   * meanwhile.
+   */
+  public static volatile CountDownLatch holdWriterGetQueue;
 
   private static QueueStoreProvider file() {
     return QueueStores.provider("file"); // not in the constructor: ServiceLoader is iterating
@@ -75,6 +83,12 @@ public final class FlakyStoreProvider implements QueueStoreProvider {
                   if (batch && FAIL_BEFORE_APPEND.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                     throw new QueueStoreException(
                         (String) args[0], "injected: the store is unreachable");
+                  }
+                  CountDownLatch writerRead = holdWriterGetQueue;
+                  if (writerRead != null
+                      && method.getName().equals("getQueue")
+                      && Thread.currentThread().getName().startsWith("queue-sink-writer-")) {
+                    writerRead.await();
                   }
                   if (method.getName().equals("getQueue")
                       && FAIL_GET_QUEUE.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {

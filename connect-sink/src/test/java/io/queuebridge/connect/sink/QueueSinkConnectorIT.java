@@ -3,9 +3,11 @@ package io.queuebridge.connect.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.RetentionPolicy;
+import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.message.Header;
 import io.queuebridge.core.message.KafkaCoordinates;
 import io.queuebridge.core.message.Message;
@@ -13,6 +15,7 @@ import io.queuebridge.core.message.TimestampType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -322,6 +325,137 @@ class QueueSinkConnectorIT {
     await().atMost(TIMEOUT).until(() -> SinkTestSupport.tail(store, "m-orders") == 6);
     assertThat(SinkTestSupport.tail(store, "m-all")).isEqualTo(11);
     cluster.deleteConnector("matching");
+  }
+
+  /**
+   * Delayed delivery from record headers into a classic queue ({@code queue.routing=matching}): a
+   * record without a delay header is claimable as soon as it is written; one asking for a delay (3
+   * s) or a due time (4 s ahead) is not claimable right after it was written, and is once due; a
+   * malformed delay and one beyond the queue's maxDelay go to the dead-letter topic, naming the
+   * record, the header, its value and what was expected, and hold nothing else back. Real time: the
+   * worker's clock cannot be injected.
+   */
+  @Test
+  void delayHeadersHoldRecordsBackInAClassicQueueUntilDueAndBadOnesGoToTheDeadLetterTopic()
+      throws Exception {
+    String topic = "delay.in";
+    String queue = "delay-work";
+    String connector = "delay";
+    cluster.kafka().createTopic(topic, 1);
+    try (SharedStores.Lease lease =
+        SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
+      QueueManager m = lease.manager();
+      m.createQueue(
+          QueueConfig.durable(queue).topics(topic).maxDelay(Duration.ofMinutes(1)).build());
+      m.subscribe(queue, "", "delay-it", "g");
+      Map<String, String> props = SinkTestSupport.sinkProps(store, "delay-declared", topic, 1);
+      props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");
+      props.put(QueueSinkConfig.DELAY_HEADER_CONFIG, "x-delay-ms");
+      props.put(QueueSinkConfig.DELIVER_AT_HEADER_CONFIG, "x-deliver-at-ms");
+      props.put(ConnectorConfig.ERRORS_TOLERANCE_CONFIG, "all");
+      props.put(SinkConnectorConfig.DLQ_TOPIC_NAME_CONFIG, "delay-dead");
+      props.put(SinkConnectorConfig.DLQ_TOPIC_REPLICATION_FACTOR_CONFIG, "1");
+      props.put(SinkConnectorConfig.DLQ_CONTEXT_HEADERS_ENABLE_CONFIG, "true");
+      cluster.configureConnector(connector, props);
+
+      long dueAt;
+      try (KafkaProducer<byte[], byte[]> p = producer()) {
+        p.send(record(topic, "plain", null, null)).get();
+        await("the first record in the queue")
+            .atMost(TIMEOUT)
+            .until(() -> SinkTestSupport.tail(store, queue) == 1);
+        assertThat(claimAndAck(m, queue))
+            .as("no header: claimable at once")
+            .containsExactly("plain");
+
+        dueAt = System.currentTimeMillis() + 4_000;
+        p.send(record(topic, "delayed", "x-delay-ms", "3000")).get();
+        p.send(record(topic, "due", "x-deliver-at-ms", Long.toString(dueAt))).get();
+        p.send(record(topic, "malformed", "x-delay-ms", "3s")).get();
+        p.send(record(topic, "too-far", "x-delay-ms", "120000")).get();
+        p.send(record(topic, "after", null, null)).get();
+      }
+      await("the good records in the queue")
+          .atMost(TIMEOUT)
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> SinkTestSupport.tail(store, queue) == 4);
+      List<String> claimedNow = claimAndAck(m, queue);
+      Instant claimedBy = Instant.now();
+
+      Map<String, Message> stored = new HashMap<>();
+      for (Message msg : SinkTestSupport.readAll(store, queue)) {
+        stored.put(new String(msg.value(), StandardCharsets.UTF_8), msg);
+      }
+      Message delayed = stored.get("delayed");
+      Message due = stored.get("due");
+      assertThat(due.deliverAt()).as("the header's time").isEqualTo(Instant.ofEpochMilli(dueAt));
+      assertThat(Duration.between(delayed.createdAt(), delayed.deliverAt()))
+          .as("3 s from the write")
+          .isBetween(Duration.ofMillis(2_500), Duration.ofSeconds(3));
+      assertThat(delayed.headers()).containsExactly(Header.of("x-delay-ms", "3000"));
+      assertThat(stored.get("after").deliverAt()).isNull();
+      assertThat(claimedBy)
+          .as("the claim was made before either delayed record was due")
+          .isBefore(delayed.deliverAt())
+          .isBefore(due.deliverAt());
+      assertThat(claimedNow).as("only the record without a delay").containsExactly("after");
+
+      Map<String, Instant> claimedAt = new HashMap<>();
+      await("each delayed record claimable once due")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> {
+                for (String v : claimAndAck(m, queue)) {
+                  claimedAt.put(v, Instant.now());
+                }
+                return claimedAt.size() == 2;
+              });
+      assertThat(claimedAt).containsOnlyKeys("delayed", "due");
+      assertThat(claimedAt.get("delayed")).isAfterOrEqualTo(delayed.deliverAt());
+      assertThat(claimedAt.get("due")).isAfterOrEqualTo(due.deliverAt());
+    }
+
+    Map<String, String> deadLetters = new HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> d :
+        cluster.kafka().consume(2, TIMEOUT.toMillis(), "delay-dead")) {
+      deadLetters.put(
+          new String(d.value(), StandardCharsets.UTF_8),
+          new String(
+              d.headers().lastHeader("__connect.errors.exception.message").value(),
+              StandardCharsets.UTF_8));
+    }
+    assertThat(deadLetters).containsOnlyKeys("malformed", "too-far");
+    assertThat(deadLetters.get("malformed"))
+        .isEqualTo(
+            "record delay.in-0@3: header 'x-delay-ms' (queue.delay.header) = '3s' is not a"
+                + " decimal integer; expected the delay in milliseconds as a decimal integer (the"
+                + " digits 0-9 only; 0 = none)");
+    assertThat(deadLetters.get("too-far"))
+        .isEqualTo(
+            "record delay.in-0@4: header 'x-delay-ms' (queue.delay.header) = '120000': a delay"
+                + " beyond the maxDelay of queue 'delay-work'; expected at most PT1M (60000 ms)");
+    assertThat(SinkTestSupport.tail(store, "delay-declared")).isZero();
+    cluster.deleteConnector(connector);
+  }
+
+  private static ProducerRecord<byte[], byte[]> record(
+      String topic, String value, String header, String headerValue) {
+    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, 0, null, bytes(value));
+    if (header != null) {
+      r.headers().add(new RecordHeader(header, bytes(headerValue)));
+    }
+    return r;
+  }
+
+  /** The values of what group {@code g} of {@code queue} can claim now; each is acknowledged. */
+  private static List<String> claimAndAck(QueueManager m, String queue) {
+    List<String> out = new ArrayList<>();
+    for (GroupDelivery d : m.consumerGroups().claimBatch(queue, "g", "delay-it", 10)) {
+      out.add(new String(d.message().value(), StandardCharsets.UTF_8));
+      d.ack();
+    }
+    return out;
   }
 
   private static Map<String, List<String>> errorsByKey(ConfigInfos infos) {

@@ -113,6 +113,8 @@ class QueueSinkHostileValidateTest {
     String routing = QueueSinkConfig.QUEUE_ROUTING_CONFIG;
     String retention = QueueSinkConfig.QUEUE_RETENTION_MS_CONFIG;
     String ttl = QueueSinkConfig.QUEUE_MESSAGE_TTL_MS_CONFIG;
+    String delay = QueueSinkConfig.DELAY_HEADER_CONFIG;
+    String deliverAt = QueueSinkConfig.DELIVER_AT_HEADER_CONFIG;
     return Stream.of(
         arguments(named("queue.name empty", name), ""),
         arguments(named("queue.name with NUL", name), "a\u0000b"),
@@ -134,8 +136,19 @@ class QueueSinkHostileValidateTest {
         arguments(named("queue.message.ttl.ms Long.MAX_VALUE", ttl), "9223372036854775807"),
         arguments(
             named("forward.kafka.key not a boolean", QueueSinkConfig.FORWARD_KEY_CONFIG), "maybe"),
+        arguments(named("queue.write.pipelined empty", QueueSinkConfig.WRITE_PIPELINED_CONFIG), ""),
+        arguments(named("queue.delay.header with NUL", delay), "a\u0000b"),
+        arguments(named("queue.delay.header with a newline", delay), "line\nbreak"),
+        arguments(named("queue.delay.header with a lone surrogate", delay), "lone\uD800"),
+        arguments(named("queue.delay.header of 256 bytes", delay), "x".repeat(256)),
         arguments(
-            named("queue.write.pipelined empty", QueueSinkConfig.WRITE_PIPELINED_CONFIG), ""));
+            named("queue.delay.header of 128 two-byte characters", delay), "\u00E9".repeat(128)),
+        arguments(named("queue.delay.header of 10,000 characters", delay), "x".repeat(10_000)),
+        arguments(named("queue.delay.header blank", delay), "   "),
+        arguments(named("queue.delay.header with a leading control character", delay), "\u0001x"),
+        arguments(named("queue.delay.header with a trailing NUL", delay), "x\u0000"),
+        arguments(named("queue.deliver.at.header with NUL", deliverAt), "a\u0000b"),
+        arguments(named("queue.deliver.at.header blank", deliverAt), " "));
   }
 
   @ParameterizedTest(name = "{0}: refused")
@@ -146,6 +159,8 @@ class QueueSinkHostileValidateTest {
 
   static Stream<Arguments> accepted() {
     String name = QueueSinkConfig.QUEUE_NAME_CONFIG;
+    String delay = QueueSinkConfig.DELAY_HEADER_CONFIG;
+    String deliverAt = QueueSinkConfig.DELIVER_AT_HEADER_CONFIG;
     return Stream.of(
         arguments(named("queue.name `..`", name), ".."),
         arguments(named("queue.name `/`", name), "/"),
@@ -159,7 +174,14 @@ class QueueSinkHostileValidateTest {
         arguments(named("an unknown key (a typo)", "queue.nmae"), "s"),
         arguments(named("an unknown key with NUL", "x\u0000y"), "z\u0000"),
         arguments(named("an unknown key of 10,000 characters", "k".repeat(10_000)), "v"),
-        arguments(named("a worker-level key", "transforms.t.type"), "org.example.Nope"));
+        arguments(named("a worker-level key", "transforms.t.type"), "org.example.Nope"),
+        arguments(named("queue.delay.header a plain name", delay), "x-delay-ms"),
+        arguments(named("queue.delay.header empty (none)", delay), ""),
+        arguments(named("queue.delay.header with a space and accents", delay), "d\u00E9lai ms"),
+        arguments(named("queue.delay.header with emoji", delay), "delay\uD83D\uDE00"),
+        arguments(named("queue.delay.header of 255 bytes", delay), "x".repeat(255)),
+        arguments(named("queue.delay.header padded (trimmed)", delay), "  x-delay  "),
+        arguments(named("queue.deliver.at.header a plain name", deliverAt), "x-deliver-at"));
   }
 
   @ParameterizedTest(name = "{0}: accepted, nothing created")
@@ -167,5 +189,19 @@ class QueueSinkHostileValidateTest {
   void aHostileButValidValueIsAcceptedWithoutCreatingAnything(String key, String value) {
     assertThat(validate(key, value)).isEmpty();
     assertThat(Path.of("/nonexistent-queue-bridge-store")).doesNotExist();
+  }
+
+  @ParameterizedTest(name = "both header keys `{0}`: refused on queue.deliver.at.header")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"x-due", "  x-due"})
+  void bothHeaderKeysNamingOneHeaderAreRefusedOnTheSecond(String deliverAt) {
+    Map<String, String> p = props();
+    p.put(QueueSinkConfig.DELAY_HEADER_CONFIG, "x-due");
+    p.put(QueueSinkConfig.DELIVER_AT_HEADER_CONFIG, deliverAt);
+    Map<String, List<String>> errors = errors(new QueueSinkConnector().validate(p));
+    assertRefusedOnItsKey(errors, QueueSinkConfig.DELIVER_AT_HEADER_CONFIG, "x-due");
+    assertThat(errors.get(QueueSinkConfig.DELIVER_AT_HEADER_CONFIG))
+        .singleElement()
+        .asString()
+        .contains("names the same header as queue.delay.header");
   }
 }

@@ -8,8 +8,11 @@ import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.message.KafkaCoordinates;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -22,6 +25,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
+import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +48,9 @@ class QueueSinkTaskTest {
     if (FlakyStoreProvider.hold != null) {
       FlakyStoreProvider.hold.countDown(); // never leave a writer waiting
     }
+    if (FlakyStoreProvider.holdWriterGetQueue != null) {
+      FlakyStoreProvider.holdWriterGetQueue.countDown();
+    }
     tasks.forEach(QueueSinkTask::stop);
     metrics.close();
     FlakyStoreProvider.FAIL_AFTER_APPEND.set(0);
@@ -52,6 +59,7 @@ class QueueSinkTaskTest {
     FlakyStoreProvider.FAIL_CHECKPOINTS.set(0);
     FlakyStoreProvider.BATCHES.set(0);
     FlakyStoreProvider.hold = null;
+    FlakyStoreProvider.holdWriterGetQueue = null;
   }
 
   private Map<String, String> props(String storeType) {
@@ -401,6 +409,90 @@ class QueueSinkTaskTest {
     assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(30)));
     assertThat(consumeAll("work"))
         .containsExactly(20L, 21L, 22L, 23L, 24L, 25L, 26L, 27L, 28L, 29L);
+  }
+
+  private static void delayHeader(SinkRecord record, String value) {
+    record.headers().addBytes("delay-ms", value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aDelayedRecordIsStoredWithItsDueTimeFromTheWriteAndTheOthersWithout() {
+    Map<String, String> props = props("file");
+    props.put(QueueSinkConfig.DELAY_HEADER_CONFIG, "delay-ms");
+    FakeContext context = new FakeContext(TP0);
+    QueueSinkTask task = start(context, props);
+    task.open(context.assignment);
+    List<SinkRecord> put = records(TP0, 0, 3);
+    delayHeader(put.get(1), "90000");
+    Instant before = Instant.now();
+    task.put(put);
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(3)));
+    Instant after = Instant.now();
+    List<Message> stored = stream();
+    assertThat(stored).extracting(Message::deliverAt).first().isNull();
+    assertThat(stored.get(2).deliverAt()).isNull();
+    assertThat(stored.get(1).deliverAt())
+        .as("90 s after the write, by the store's clock")
+        .isBetween(before.plusSeconds(90), after.plusSeconds(90));
+    assertThat(stored.get(1).properties())
+        .containsEntry(MessageProperties.DELIVER_AT, stored.get(1).deliverAt().toString());
+    assertThat(stored.get(1).headers())
+        .as("the header is forwarded too")
+        .containsExactly(io.queuebridge.core.message.Header.of("delay-ms", "90000"));
+  }
+
+  @Test
+  void aDelayTheQueueRefusesOnlyWhenTheBatchIsWrittenIsRewoundAndMappedAgainNotFatal() {
+    Map<String, String> props = props("flaky");
+    props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");
+    props.put(QueueSinkConfig.DELAY_HEADER_CONFIG, "delay-ms");
+    props.put(QueueSinkConfig.ERRORS_TOLERANCE_CONFIG, "all");
+    FakeContext context = new FakeContext(TP0);
+    List<Throwable> reported = new ArrayList<>();
+    context.reporter =
+        (record, error) -> {
+          reported.add(error);
+          return java.util.concurrent.CompletableFuture.completedFuture(null);
+        };
+    try (SharedStores.Lease lease = SharedStores.acquire("flaky", Map.of("path", dir.toString()))) {
+      lease.manager().createQueue(QueueConfig.durable("work").topics("in").build());
+      QueueSinkTask task = start(context, props);
+      task.open(context.assignment);
+
+      // The record is mapped against a maxDelay of 7 days; before the writer reads the queue's
+      // configuration, an operator lowers it to 30 s.
+      FlakyStoreProvider.holdWriterGetQueue = new CountDownLatch(1);
+      List<SinkRecord> put = records(TP0, 0, 3);
+      delayHeader(put.get(1), "60000");
+      task.put(put);
+      QueueConfig work = lease.manager().getQueue("work");
+      lease.manager().updateQueue(work.toBuilder().maxDelay(Duration.ofSeconds(30)).build());
+      FlakyStoreProvider.holdWriterGetQueue.countDown();
+
+      assertThat(durable(task, TP0)).as("refused whole: nothing durable").isEmpty();
+      assertThat(context.paused).containsExactly(TP0);
+      task.put(List.of()); // the rewind is handed to Connect on the next put
+      assertThat(context.rewinds).containsExactly(Map.entry(TP0, 0L));
+      assertThat(lease.storage().queues().tail("work")).isZero();
+      assertThat(reported).isEmpty();
+
+      clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+      task.put(List.of());
+      assertThat(context.paused).isEmpty();
+      List<SinkRecord> again = records(TP0, 0, 3); // fetched again from the rewound position
+      delayHeader(again.get(1), "60000");
+      task.put(again);
+      assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(3)));
+      assertThat(reported)
+          .singleElement()
+          .asString()
+          .contains("record in-0@1: header 'delay-ms' (queue.delay.header) = '60000'")
+          .contains("beyond the maxDelay of queue 'work'; expected at most PT30S (30000 ms)");
+      var q = lease.storage().queues();
+      assertThat(q.readBatch("work", q.head("work"), 10))
+          .extracting(m -> m.properties().get(KafkaCoordinates.OFFSET))
+          .containsExactly("0", "2");
+    }
   }
 
   /** The Kafka offsets of everything in {@code queue}, which is then emptied (consumed). */

@@ -37,13 +37,14 @@ class RecordMapperTest {
   @Test
   void bytesPassThroughAndNullStaysNull() {
     PublishRequest r =
-        new RecordMapper(true, true, true).toRequest(record(null, null, new ConnectHeaders()));
+        new RecordMapper(true, true, true)
+            .toRequest(record(null, null, new ConnectHeaders()), List.of());
     assertThat(r.key()).isNull();
     assertThat(r.value()).isNull();
     byte[] bytes = {0, 1, (byte) 255};
     r =
         new RecordMapper(true, true, true)
-            .toRequest(record(bytes, new byte[0], new ConnectHeaders()));
+            .toRequest(record(bytes, new byte[0], new ConnectHeaders()), List.of());
     assertThat(r.key()).isEqualTo(bytes);
     assertThat(r.value()).isEmpty();
   }
@@ -53,7 +54,8 @@ class RecordMapperTest {
     PublishRequest r =
         new RecordMapper(true, true, true)
             .toRequest(
-                record("clé", ByteBuffer.wrap(new byte[] {7, 8, 9}, 1, 2), new ConnectHeaders()));
+                record("clé", ByteBuffer.wrap(new byte[] {7, 8, 9}, 1, 2), new ConnectHeaders()),
+                List.of());
     assertThat(r.key()).isEqualTo("clé".getBytes(StandardCharsets.UTF_8));
     assertThat(r.value()).containsExactly(8, 9);
   }
@@ -68,7 +70,7 @@ class RecordMapperTest {
     Struct s = new Struct(schema).put("b", 2).put("a", "x");
     PublishRequest r =
         new RecordMapper(true, true, true)
-            .toRequest(record(Map.of("k", List.of(1, 2)), s, new ConnectHeaders()));
+            .toRequest(record(Map.of("k", List.of(1, 2)), s, new ConnectHeaders()), List.of());
     assertThat(new String(r.value(), StandardCharsets.UTF_8)).isEqualTo("{\"b\":2,\"a\":\"x\"}");
     assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("{\"k\":[1,2]}");
   }
@@ -80,7 +82,8 @@ class RecordMapperTest {
     h.addString("b", "two");
     h.addBytes("a", new byte[] {3});
     h.add("n", null, Schema.OPTIONAL_BYTES_SCHEMA);
-    PublishRequest r = new RecordMapper(true, true, true).toRequest(record(null, null, h));
+    PublishRequest r =
+        new RecordMapper(true, true, true).toRequest(record(null, null, h), List.of());
     assertThat(r.headers())
         .containsExactly(
             Header.of("a", new byte[] {1}),
@@ -92,7 +95,8 @@ class RecordMapperTest {
   @Test
   void metadataKeepsTimestampTypeAndOriginalCoordinates() {
     PublishRequest r =
-        new RecordMapper(true, true, true).toRequest(record(null, null, new ConnectHeaders()));
+        new RecordMapper(true, true, true)
+            .toRequest(record(null, null, new ConnectHeaders()), List.of());
     assertThat(r.timestamp()).isEqualTo(1234L);
     assertThat(r.timestampType()).isEqualTo(TimestampType.LOG_APPEND_TIME);
     assertThat(r.properties())
@@ -105,7 +109,8 @@ class RecordMapperTest {
   void switchesDropKeyHeadersAndMetadata() {
     ConnectHeaders h = new ConnectHeaders();
     h.addString("x", "y");
-    PublishRequest r = new RecordMapper(false, false, false).toRequest(record("k", "v", h));
+    PublishRequest r =
+        new RecordMapper(false, false, false).toRequest(record("k", "v", h), List.of());
     assertThat(r.key()).isNull();
     assertThat(r.headers()).isEmpty();
     assertThat(r.properties()).isEmpty();
@@ -125,7 +130,7 @@ class RecordMapperTest {
     assertThatThrownBy(
             () ->
                 new RecordMapper(true, true, true)
-                    .toRequest(record(null, cyclic, new ConnectHeaders())))
+                    .toRequest(record(null, cyclic, new ConnectHeaders()), List.of()))
         .isInstanceOf(DataException.class)
         .hasMessageContaining("value");
   }

@@ -35,6 +35,11 @@ final class SinkFixture implements AutoCloseable {
   final SharedStores.Lease lease;
 
   /**
+   * What "now" is for the due times the collector's mapper reads; set before {@link #collector}.
+   */
+  Clock clock = Clock.systemUTC();
+
+  /**
    * @param props sink keys over {@code queue.name=s}, {@code queue.store.type=file} and {@code
    *     queue.store.path=dir}
    */
@@ -73,7 +78,7 @@ final class SinkFixture implements AutoCloseable {
         config,
         manager(),
         watermarks,
-        new RecordMapper(config),
+        new RecordMapper(config, clock),
         new ErrantRecords(reporter, sinkMetrics),
         rewinder,
         sinkMetrics);
