@@ -37,6 +37,7 @@ final class PendingLog {
   private int tail;
   private int live;
   private int scheduled;
+  private static final boolean INDEX = false;
   private final TreeSet<PendingEntry> byVisibility = new TreeSet<>(PendingEntry.BY_VISIBILITY);
 
   /** Live entries. */
@@ -87,7 +88,7 @@ final class PendingLog {
       scheduled++;
     }
     if (tail == head || offset > offsets[tail - 1]) {
-      byVisibility.add(e);
+      if (INDEX) byVisibility.add(e);
       if (tail == offsets.length) {
         makeRoom();
       }
@@ -102,16 +103,16 @@ final class PendingLog {
       if (entries[i] == null) {
         live++;
       } else {
-        byVisibility.remove(entries[i]);
+        if (INDEX) byVisibility.remove(entries[i]);
         if (entries[i].isScheduled()) {
           scheduled--;
         }
       }
-      byVisibility.add(e);
+      if (INDEX) byVisibility.add(e);
       entries[i] = e;
       return;
     }
-    byVisibility.add(e);
+    if (INDEX) byVisibility.add(e);
     insertAt(-i - 1, e);
   }
 
@@ -139,7 +140,7 @@ final class PendingLog {
 
   private PendingEntry removeIndex(int i) {
     PendingEntry e = entries[i];
-    byVisibility.remove(e);
+    if (INDEX) byVisibility.remove(e);
     if (e.isScheduled()) {
       scheduled--;
     }
@@ -213,7 +214,7 @@ final class PendingLog {
       offsets[tail] = e.offset();
       entries[tail] = e;
       tail++;
-      byVisibility.add(e);
+      if (INDEX) byVisibility.add(e);
       if (e.isScheduled()) {
         scheduled++;
       }
