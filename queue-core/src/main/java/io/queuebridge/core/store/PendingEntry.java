@@ -37,7 +37,10 @@ public record PendingEntry(
    * total order within one group, where offsets are unique).
    */
   public static final Comparator<PendingEntry> BY_VISIBILITY =
-      Comparator.comparing(PendingEntry::visibleAt).thenComparingLong(PendingEntry::offset);
+      (a, b) -> {
+        int byTime = a.visibleAt.compareTo(b.visibleAt);
+        return byTime != 0 ? byTime : Long.compare(a.offset, b.offset);
+      };
 
   public PendingEntry {
     Objects.requireNonNull(consumerId, "consumerId");

@@ -64,6 +64,12 @@ final class Members {
   /** Queue → its own consumer timeout, for the queues that set a {@code heartbeatTimeout}. */
   private final ConcurrentMap<String, Duration> ownTimeouts = new ConcurrentHashMap<>();
 
+  /** Queue → a tenth of its own consumer timeout: how often a claim writes its heartbeat. */
+  private final ConcurrentMap<String, Duration> ownWriteIntervals = new ConcurrentHashMap<>();
+
+  /** A tenth of the manager's consumer timeout (computed once: a claim reads it every time). */
+  private final Duration heartbeatWriteInterval;
+
   Members(
       QueueStore queues,
       ConsumerGroupStore groups,
@@ -75,6 +81,7 @@ final class Members {
     this.groups = groups;
     this.time = time;
     this.settings = settings;
+    this.heartbeatWriteInterval = settings.consumerTimeout().dividedBy(10);
     this.metrics = metrics;
     this.listener = listener;
   }
@@ -86,8 +93,10 @@ final class Members {
     Duration timeout = settings.consumerTimeout(config);
     if (config.heartbeatTimeout().compareTo(Duration.ZERO) > 0) {
       ownTimeouts.put(config.name(), timeout);
+      ownWriteIntervals.put(config.name(), timeout.dividedBy(10));
     } else {
       ownTimeouts.remove(config.name());
+      ownWriteIntervals.remove(config.name());
     }
     return timeout;
   }
@@ -119,6 +128,7 @@ final class Members {
       names.add(c.name());
     }
     ownTimeouts.keySet().retainAll(names);
+    ownWriteIntervals.keySet().retainAll(names);
   }
 
   // ---------------------------------------------------------------- joining and leaving
@@ -312,7 +322,8 @@ final class Members {
     if (info == null) {
       throw new ConsumerNotFoundException(g.queue(), g.id(), consumerId);
     }
-    Duration writeInterval = consumerTimeout(g.queue()).dividedBy(10);
+    Duration own = ownWriteIntervals.isEmpty() ? null : ownWriteIntervals.get(g.queue());
+    Duration writeInterval = own == null ? heartbeatWriteInterval : own;
     if (!now.isBefore(info.lastHeartbeat().plus(writeInterval))) {
       groups.registerConsumer(
           g.queue(),

@@ -2,11 +2,8 @@ package io.queuebridge.core.store.support;
 
 import io.queuebridge.core.store.PendingEntry;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.NavigableSet;
-import java.util.TreeSet;
 
 /**
  * The pending entries of one consumer group ({@link GroupTable}), sorted by offset, in a form that
@@ -37,8 +34,7 @@ final class PendingLog {
   private int tail;
   private int live;
   private int scheduled;
-  private static final boolean INDEX = false;
-  private final TreeSet<PendingEntry> byVisibility = new TreeSet<>(PendingEntry.BY_VISIBILITY);
+  private final DueIndex byVisibility = new DueIndex(e -> get(e.offset()) == e);
 
   /** Live entries. */
   int size() {
@@ -88,7 +84,7 @@ final class PendingLog {
       scheduled++;
     }
     if (tail == head || offset > offsets[tail - 1]) {
-      if (INDEX) byVisibility.add(e);
+      byVisibility.add(e);
       if (tail == offsets.length) {
         makeRoom();
       }
@@ -100,19 +96,26 @@ final class PendingLog {
     }
     int i = Arrays.binarySearch(offsets, head, tail, offset);
     if (i >= 0) {
-      if (entries[i] == null) {
+      PendingEntry old = entries[i];
+      if (old == e) {
+        if (e.isScheduled()) {
+          scheduled--; // counted above; nothing changes
+        }
+        return;
+      }
+      entries[i] = e;
+      if (old == null) {
         live++;
       } else {
-        if (INDEX) byVisibility.remove(entries[i]);
-        if (entries[i].isScheduled()) {
+        if (old.isScheduled()) {
           scheduled--;
         }
+        byVisibility.removed(old, live);
       }
-      if (INDEX) byVisibility.add(e);
-      entries[i] = e;
+      byVisibility.add(e);
       return;
     }
-    if (INDEX) byVisibility.add(e);
+    byVisibility.add(e);
     insertAt(-i - 1, e);
   }
 
@@ -140,7 +143,6 @@ final class PendingLog {
 
   private PendingEntry removeIndex(int i) {
     PendingEntry e = entries[i];
-    if (INDEX) byVisibility.remove(e);
     if (e.isScheduled()) {
       scheduled--;
     }
@@ -158,6 +160,7 @@ final class PendingLog {
     } else if (tail - head - live > live && tail - head > MIN_CAPACITY) {
       compact();
     }
+    byVisibility.removed(e, live);
     return e;
   }
 
@@ -177,16 +180,7 @@ final class PendingLog {
    * at most {@code limit}.
    */
   List<PendingEntry> due(Instant now, PendingEntry after, int limit) {
-    NavigableSet<PendingEntry> from =
-        after == null ? byVisibility : byVisibility.tailSet(after, false);
-    List<PendingEntry> out = new ArrayList<>(Math.min(limit, 16));
-    for (PendingEntry e : from) {
-      if (out.size() >= limit || e.visibleAt().isAfter(now)) {
-        break;
-      }
-      out.add(e);
-    }
-    return out;
+    return byVisibility.due(now, after, limit);
   }
 
   /** The live entries, by offset, as a new array. */
@@ -214,7 +208,7 @@ final class PendingLog {
       offsets[tail] = e.offset();
       entries[tail] = e;
       tail++;
-      if (INDEX) byVisibility.add(e);
+      byVisibility.add(e);
       if (e.isScheduled()) {
         scheduled++;
       }

@@ -57,6 +57,78 @@ class PendingLogTest {
   }
 
   @Test
+  void theDueIndexAnswersWhatASortedScanOfTheLiveEntriesAnswersAtEveryStep() {
+    Random random = new Random(11);
+    for (int run = 0; run < 30; run++) {
+      PendingLog log = new PendingLog();
+      TreeMap<Long, PendingEntry> model = new TreeMap<>();
+      long next = 0;
+      long clock = 0; // seconds after T0: claims are visible again 30 s after "now"
+      List<PendingEntry> reused = new ArrayList<>();
+      for (int step = 0; step < 3_000; step++) {
+        clock += random.nextInt(2);
+        int dice = random.nextInt(100);
+        PendingEntry e = null;
+        if (dice < 40) {
+          e = visible(next, clock + 30); // a claim, in visibility order
+          next += 1 + random.nextInt(2);
+        } else if (dice < 48) {
+          e = PendingEntry.scheduled(next, T0, T0.plusSeconds(clock + random.nextInt(600)));
+          next++;
+        } else if (dice < 58 && !model.isEmpty()) {
+          long at = pick(model, random);
+          e = visible(at, clock + random.nextInt(60)); // a nack's retry time, a renewal
+        } else if (dice < 62 && !reused.isEmpty()) {
+          e = reused.get(random.nextInt(reused.size())); // the same object again
+          if (model.containsKey(e.offset()) && model.get(e.offset()) != e) {
+            e = null;
+          }
+        } else if (dice < 85 && !model.isEmpty()) {
+          long at = random.nextInt(3) == 0 ? pick(model, random) : model.firstKey();
+          PendingEntry gone = log.remove(at);
+          assertThat(gone).isSameAs(model.remove(at));
+          reused.add(gone);
+        }
+        if (e != null) {
+          log.put(e);
+          model.put(e.offset(), e);
+        }
+        if (step % 7 == 0) {
+          Instant now = T0.plusSeconds(clock + random.nextInt(400));
+          List<PendingEntry> expected =
+              model.values().stream()
+                  .filter(p -> !p.visibleAt().isAfter(now))
+                  .sorted(PendingEntry.BY_VISIBILITY)
+                  .toList();
+          int limit = 1 + random.nextInt(50);
+          assertThat(log.due(now, null, limit))
+              .containsExactlyElementsOf(expected.subList(0, Math.min(limit, expected.size())));
+          if (expected.size() > 2) {
+            PendingEntry after = expected.get(random.nextInt(expected.size() - 1));
+            List<PendingEntry> rest =
+                expected.stream()
+                    .filter(p -> PendingEntry.BY_VISIBILITY.compare(p, after) > 0)
+                    .toList();
+            assertThat(log.due(now, after, limit))
+                .containsExactlyElementsOf(rest.subList(0, Math.min(limit, rest.size())));
+          }
+          assertThat(log.scheduledCount())
+              .isEqualTo(model.values().stream().filter(PendingEntry::isScheduled).count());
+        }
+      }
+    }
+  }
+
+  private static PendingEntry visible(long offset, long seconds) {
+    return new PendingEntry(offset, "c", T0, 1, T0, T0.plusSeconds(seconds));
+  }
+
+  private static long pick(TreeMap<Long, PendingEntry> model, Random random) {
+    List<Long> keys = new ArrayList<>(model.keySet());
+    return keys.get(random.nextInt(keys.size()));
+  }
+
+  @Test
   void resetReplacesTheContent() {
     PendingLog log = new PendingLog();
     for (int i = 0; i < 100; i++) {
