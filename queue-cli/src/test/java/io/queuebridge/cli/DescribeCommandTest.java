@@ -69,7 +69,7 @@ workers  queue  5       1          5    3        0          1            2      
           .contains("Dead-letter queue:  $dlq/orders (not created yet: no dead letters)\n")
           .contains("Head:               0 (accepted 2025-01-31T09:03:20Z)\n")
           .contains(
-              "archiver  stream  3       2          1    0        0            1          -\n");
+              "archiver  stream  3       2          1    0        0          0            1          -\n");
     }
   }
 

@@ -38,7 +38,7 @@ workers  queue  5       1          5    3        0          1            2      
       assertThat(run.status()).isZero();
       assertThat(run.out())
           .endsWith(
-              "archiver  stream  3       2          1    0        0            1          -\n");
+              "archiver  stream  3       2          1    0        0          0            1          -\n");
     }
   }
 

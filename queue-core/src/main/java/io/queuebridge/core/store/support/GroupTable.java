@@ -97,22 +97,26 @@ public final class GroupTable {
   public ConsumerGroupState snapshot() {
     ConsumerGroupState s = snapshot;
     if (s == null) {
-      s =
-          new ConsumerGroupState(
-              queue,
-              id,
-              pattern,
-              mode,
-              autoCommit,
-              cursor,
-              committed,
-              List.of(pending.toArray()),
-              consumers,
-              createdAt,
-              updatedAt);
+      s = state(List.of(pending.toArray()));
       snapshot = s;
     }
     return s;
+  }
+
+  /** The state with {@code entries} as its pending entries. */
+  private ConsumerGroupState state(List<PendingEntry> entries) {
+    return new ConsumerGroupState(
+        queue,
+        id,
+        pattern,
+        mode,
+        autoCommit,
+        cursor,
+        committed,
+        entries,
+        consumers,
+        createdAt,
+        updatedAt);
   }
 
   /**
@@ -122,19 +126,7 @@ public final class GroupTable {
   public GroupOverview overview() {
     ConsumerGroupState h = header;
     if (h == null) {
-      h =
-          new ConsumerGroupState(
-              queue,
-              id,
-              pattern,
-              mode,
-              autoCommit,
-              cursor,
-              committed,
-              List.of(),
-              consumers,
-              createdAt,
-              updatedAt);
+      h = state(List.of());
       header = h;
     }
     return new GroupOverview(h, pending.size(), pending.scheduledCount(), pending.highestOffset());
