@@ -193,6 +193,35 @@ class PushDeliveryTest {
   }
 
   @Test
+  void aDelayedMessageIsPushedAtItsDueTimeAndNotBefore() throws Exception {
+    start();
+    manager.createQueue(QueueConfig.durable("q").topics("t").build());
+    BlockingQueue<String> got = new LinkedBlockingQueue<>();
+    manager.consume(
+        "q",
+        "g",
+        "c1",
+        d -> {
+          got.add(text(d));
+          d.ack();
+        },
+        ConsumeOptions.defaults());
+    manager.publish(
+        PublishRequest.builder("t")
+            .value("later".getBytes(UTF_8))
+            .delay(Duration.ofSeconds(3))
+            .build());
+    publish("t", 1);
+    assertThat(got.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("m0");
+    await().atMost(WAIT).until(() -> manager.metrics().groups().scheduled() == 1);
+    loops.advance(Duration.ofSeconds(2));
+    assertThat(got.poll(200, TimeUnit.MILLISECONDS)).as("not due yet").isNull();
+    loops.advance(Duration.ofSeconds(1));
+    assertThat(got.poll(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("later");
+    await().atMost(WAIT).until(() -> group("q", "g").committed() == 2);
+  }
+
+  @Test
   void aNackedMessageIsRedeliveredWhenItsDelayEndsNotAtTheNextSweep() throws Exception {
     start();
     manager.createQueue(QueueConfig.durable("q").topics("t").build());
