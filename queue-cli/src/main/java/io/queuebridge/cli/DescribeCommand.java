@@ -72,6 +72,8 @@ final class DescribeCommand extends StoreCommand {
       String ackDurability,
       long dedupWindowMs,
       long maxDelayMs,
+      int batchSize,
+      long heartbeatTimeoutMs,
       Long expiresAfterMs,
       Retry retryPolicy,
       DeadLetters deadLetterQueue,
@@ -114,6 +116,13 @@ final class DescribeCommand extends StoreCommand {
         d.maxDelayMs() == 0
             ? "0 (delayed publishes refused)"
             : Text.duration(Duration.ofMillis(d.maxDelayMs()))
+      },
+      {"Batch size", d.batchSize() == 0 ? "the manager's" : Integer.toString(d.batchSize())},
+      {
+        "Heartbeat timeout",
+        d.heartbeatTimeoutMs() == 0
+            ? "the manager's"
+            : Text.duration(Duration.ofMillis(d.heartbeatTimeoutMs()))
       },
       {
         "Expires after",
@@ -176,6 +185,8 @@ final class DescribeCommand extends StoreCommand {
         q.ackDurability().name().toLowerCase(Locale.ROOT),
         q.dedupWindow().toMillis(),
         q.maxDelay().toMillis(),
+        q.batchSize(),
+        q.heartbeatTimeout().toMillis(),
         q.durable() ? null : q.expiresAfter().toMillis(),
         new Retry(
             p.maxRetries(),

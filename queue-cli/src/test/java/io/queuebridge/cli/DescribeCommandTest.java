@@ -37,6 +37,8 @@ Retry policy:       10 retries, backoff 5s x2.0 up to 5m, give up after 1d
 Ack durability:     default
 Dedup window:       off
 Max delay:          7d
+Batch size:         the manager's
+Heartbeat timeout:  the manager's
 Expires after:      - (durable)
 Dead-letter queue:  $dlq/jobs (1 message)
 Head:               0 (accepted 2025-01-31T09:00:00Z)
@@ -96,6 +98,9 @@ workers  queue  5       1          5    3        0          1            2      
       assertThat(d.get("protected").asBoolean()).isFalse();
       assertThat(d.get("messageTtlMs").asLong()).isEqualTo(7 * 86_400_000L);
       assertThat(d.get("dedupWindowMs").asLong()).as("off").isZero();
+      assertThat(d.get("maxDelayMs").asLong()).isEqualTo(7L * 24 * 3600 * 1000);
+      assertThat(d.get("batchSize").asInt()).as("the manager's").isZero();
+      assertThat(d.get("heartbeatTimeoutMs").asLong()).as("the manager's").isZero();
       assertThat(d.get("head").asLong()).isZero();
       assertThat(d.get("tail").asLong()).isEqualTo(6);
       assertThat(d.get("headCreatedAt").asText()).isEqualTo("2025-01-31T09:00:00Z");
