@@ -116,13 +116,7 @@ public final class MemoryJobDriver implements JobDriver {
       if (delay.isZero()) {
         q.ready.addLast(job);
       } else {
-        Instant due;
-        try {
-          due = clock.instant().plus(delay);
-        } catch (DateTimeException | ArithmeticException e) {
-          due = Instant.MAX;
-        }
-        q.delayed.add(new DelayedJob(due, retrySequence++, job));
+        q.delayed.add(new DelayedJob(dueAfter(delay), retrySequence++, job));
       }
       q.changed.signalAll();
       return id;
@@ -244,6 +238,15 @@ public final class MemoryJobDriver implements JobDriver {
     return new DriverClosedException(MESSAGING_SYSTEM);
   }
 
+  /** The clock's now plus {@code delay}, or {@link Instant#MAX} beyond what an instant holds. */
+  private Instant dueAfter(Duration delay) {
+    try {
+      return clock.instant().plus(delay);
+    } catch (DateTimeException | ArithmeticException e) {
+      return Instant.MAX;
+    }
+  }
+
   private void requeue(JobMessage job, Duration delay) {
     lock.lock();
     try {
@@ -255,12 +258,7 @@ public final class MemoryJobDriver implements JobDriver {
       if (effective.isNegative() || effective.isZero()) {
         q.ready.addLast(job);
       } else {
-        Instant due;
-        try {
-          due = clock.instant().plus(effective);
-        } catch (DateTimeException | ArithmeticException e) {
-          due = Instant.MAX;
-        }
+        Instant due = dueAfter(effective);
         q.delayed.add(new DelayedJob(due, retrySequence++, job));
       }
       q.changed.signalAll();

@@ -191,12 +191,6 @@ public final class Message {
     }
   }
 
-  /** Whether the message has a {@link #deliverAt()} time after {@code now}: not due yet. */
-  public boolean isDueAfter(Instant now) {
-    Instant due = deliverAt();
-    return due != null && due.isAfter(now);
-  }
-
   public MessageState state() {
     return state;
   }

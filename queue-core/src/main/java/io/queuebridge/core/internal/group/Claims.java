@@ -154,7 +154,7 @@ final class Claims {
             || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
           continue;
         }
-        Instant due = m.properties().isEmpty() ? null : m.deliverAt();
+        Instant due = m.deliverAt();
         if (due != null && due.isAfter(now)) {
           // Not due: the group has read it, no member holds it; a claim at its due time takes it
           // from the due index (BEHAVIOUR Q-DELAY).
