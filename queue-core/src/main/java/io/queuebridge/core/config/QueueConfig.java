@@ -75,6 +75,7 @@ public final class QueueConfig {
   private final Duration heartbeatTimeout;
   private final Duration dedupWindow;
   private final Duration maxDelay;
+  private final OrderingKey ordering;
 
   private QueueConfig(Builder b) {
     this.name = b.name;
@@ -97,6 +98,7 @@ public final class QueueConfig {
     this.heartbeatTimeout = b.heartbeatTimeout;
     this.dedupWindow = b.dedupWindow;
     this.maxDelay = b.maxDelay;
+    this.ordering = b.ordering;
   }
 
   /** A durable classic queue with the defaults of BEHAVIOUR Q-CONFIG. */
@@ -185,6 +187,14 @@ public final class QueueConfig {
     }
     if (maxDelay.isNegative() || maxDelay.compareTo(MAX_DURATION) > 0) {
       throw invalid("maxDelay", maxDelay, "between PT0S (no delayed publish) and " + MAX_DURATION);
+    }
+    ordering.validate("ordering");
+    if (type == QueueType.STREAM && !ordering.isNone()) {
+      throw invalid(
+          "ordering",
+          ordering,
+          "none on a stream (per-key order is a classic-queue setting; stream readers already"
+              + " see every message in offset order)");
     }
     if (!durable && !(expiresAfter.compareTo(Duration.ZERO) > 0)) {
       throw invalid("expiresAfter", expiresAfter, "> 0 for an ephemeral (non-durable) queue");
@@ -313,6 +323,15 @@ public final class QueueConfig {
     return maxDelay;
   }
 
+  /**
+   * What the queue's groups order deliveries by (BEHAVIOUR Q-ORDER): with a key, a queue-mode group
+   * hands out at most one message of each key at a time, in offset order. {@link OrderingKey#NONE}
+   * (the default) orders nothing; a stream refuses any other value.
+   */
+  public OrderingKey ordering() {
+    return ordering;
+  }
+
   /** Whether {@link #dedupWindow()} is on (above zero). */
   public boolean deduplicates() {
     return dedupWindow.compareTo(Duration.ZERO) > 0;
@@ -373,7 +392,8 @@ public final class QueueConfig {
         && deliveryTimeout.equals(c.deliveryTimeout)
         && heartbeatTimeout.equals(c.heartbeatTimeout)
         && dedupWindow.equals(c.dedupWindow)
-        && maxDelay.equals(c.maxDelay);
+        && maxDelay.equals(c.maxDelay)
+        && ordering.equals(c.ordering);
   }
 
   @Override
@@ -423,6 +443,8 @@ public final class QueueConfig {
         + dedupWindow
         + ", maxDelay="
         + maxDelay
+        + ", ordering="
+        + ordering
         + "}";
   }
 
@@ -448,6 +470,7 @@ public final class QueueConfig {
     private Duration heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
     private Duration dedupWindow = Duration.ZERO;
     private Duration maxDelay = DEFAULT_MAX_DELAY;
+    private OrderingKey ordering = OrderingKey.NONE;
 
     private Builder(String name) {
       this.name = name;
@@ -474,6 +497,7 @@ public final class QueueConfig {
       this.heartbeatTimeout = c.heartbeatTimeout;
       this.dedupWindow = c.dedupWindow;
       this.maxDelay = c.maxDelay;
+      this.ordering = c.ordering;
     }
 
     public Builder name(String name) {
@@ -593,6 +617,15 @@ public final class QueueConfig {
      */
     public Builder maxDelay(Duration maxDelay) {
       this.maxDelay = Objects.requireNonNull(maxDelay, "maxDelay");
+      return this;
+    }
+
+    /**
+     * What the queue's groups order deliveries by (BEHAVIOUR Q-ORDER); default {@link
+     * OrderingKey#NONE}. Only a classic queue may order.
+     */
+    public Builder ordering(OrderingKey ordering) {
+      this.ordering = Objects.requireNonNull(ordering, "ordering");
       return this;
     }
 

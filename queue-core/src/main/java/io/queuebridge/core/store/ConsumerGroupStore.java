@@ -8,11 +8,14 @@ import io.queuebridge.core.store.support.StoreChecks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -180,7 +183,13 @@ public interface ConsumerGroupStore {
             .orElseThrow(() -> new PendingEntryNotFoundException(queue, groupId, from, offset));
     PendingEntry moved =
         new PendingEntry(
-            offset, to, now, e.deliveryCount() + 1, e.firstClaimedAt(), now.plus(visibility));
+            offset,
+            to,
+            now,
+            e.deliveryCount() + 1,
+            e.firstClaimedAt(),
+            now.plus(visibility),
+            e.orderKey());
     updateGroup(g.mapPending(offset, p -> moved, now));
     return moved;
   }
@@ -235,6 +244,52 @@ public interface ConsumerGroupStore {
     }
     due.sort(PendingEntry.BY_VISIBILITY);
     return due.size() > limit ? List.copyOf(due.subList(0, limit)) : due;
+  }
+
+  /**
+   * The keys among {@code keys} that some pending entry of the group carries as its {@linkplain
+   * PendingEntry#orderKey() ordering key} (BEHAVIOUR Q-ORDER), in no particular order. A claim from
+   * the cursor of an ordered queue asks once per batch of messages it reads, and blocks each
+   * message whose key has an entry. A store should answer from an index by key without reading
+   * every entry (the memory and file stores keep one; the PostgreSQL store queries one). The
+   * default reads the whole group.
+   *
+   * @param keys ordering keys, none empty
+   * @throws IllegalArgumentException if a key is empty
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default Set<String> pendingKeys(String queue, String groupId, Collection<String> keys) {
+    StoreChecks.checkOrderKeys(queue, groupId, keys);
+    Set<String> found = new HashSet<>();
+    if (keys.isEmpty()) {
+      return found;
+    }
+    Set<String> wanted = Set.copyOf(keys);
+    for (PendingEntry e : getGroup(queue, groupId).pending()) {
+      if (wanted.contains(e.orderKey())) {
+        found.add(e.orderKey());
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The pending entry with the lowest offset of those carrying the ordering key {@code key}, or
+   * empty when none does (BEHAVIOUR Q-ORDER): when the engine settles an entry of a key, it makes
+   * this one visible if it is {@linkplain PendingEntry#isBlocked() blocked}. A store should answer
+   * from an index by key. The default reads the whole group.
+   *
+   * @throws IllegalArgumentException if {@code key} is empty
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default Optional<PendingEntry> firstPendingWithKey(String queue, String groupId, String key) {
+    StoreChecks.checkOrderKeys(queue, groupId, List.of(key));
+    for (PendingEntry e : getGroup(queue, groupId).pending()) { // sorted by offset
+      if (e.orderKey().equals(key)) {
+        return Optional.of(e);
+      }
+    }
+    return Optional.empty();
   }
 
   /**

@@ -6,12 +6,21 @@ import java.util.Objects;
 
 /**
  * A message claimed by a consumer of a queue-mode group and not yet settled, or a message the group
- * has read that is not due yet ({@linkplain #isScheduled() scheduled}, BEHAVIOUR Q-DELAY).
+ * has read that no member holds yet ({@linkplain #isScheduled() scheduled}): one not due yet
+ * (BEHAVIOUR Q-DELAY), or one {@linkplain #isBlocked() blocked} behind an earlier message of its
+ * ordering key (BEHAVIOUR Q-ORDER).
  *
  * <p>A scheduled entry has no holder (the empty {@code consumerId}) and no delivery yet ({@code
  * deliveryCount} 0); its {@code visibleAt} is the message's due time. It keeps the group's
  * committed offset below it like any pending entry, and becomes a first delivery (count 1) when a
  * member claims it at or after its due time. Stores keep it as they keep any entry.
+ *
+ * <p>On a queue with an {@linkplain io.queuebridge.core.config.QueueConfig#ordering() ordering}, an
+ * entry carries its message's ordering key ({@link #orderKey}; empty when the queue orders nothing
+ * or the message has no key). A blocked entry is a scheduled entry visible {@link #NEVER}: the
+ * engine makes it visible when the entry of its key before it is settled. Stores keep the key and
+ * find entries by it ({@link ConsumerGroupStore#pendingKeys}, {@link
+ * ConsumerGroupStore#firstPendingWithKey}).
  *
  * @param offset the message's offset
  * @param consumerId the member holding it
@@ -19,7 +28,8 @@ import java.util.Objects;
  * @param deliveryCount deliveries so far, starting at 1
  * @param firstClaimedAt when it was first delivered (for the retry policy's total timeout)
  * @param visibleAt when other members (and this one) may claim it again: claim time plus the
- *     visibility timeout, or a nack's retry time
+ *     visibility timeout, or a nack's retry time; {@link #NEVER} while blocked
+ * @param orderKey the message's ordering key, or empty for none
  */
 public record PendingEntry(
     long offset,
@@ -27,7 +37,8 @@ public record PendingEntry(
     Instant claimedAt,
     int deliveryCount,
     Instant firstClaimedAt,
-    Instant visibleAt) {
+    Instant visibleAt,
+    String orderKey) {
 
   /** The holder of a {@linkplain #isScheduled() scheduled} entry: none, the empty string. */
   public static final String NO_HOLDER = "";
@@ -42,7 +53,25 @@ public record PendingEntry(
         return byTime != 0 ? byTime : Long.compare(a.offset, b.offset);
       };
 
+  /**
+   * The {@code visibleAt} of a {@linkplain #isBlocked() blocked} entry: never claimable until the
+   * engine makes it visible ({@link Instant#MAX}).
+   */
+  public static final Instant NEVER = Instant.MAX;
+
+  /** An entry without an ordering key. */
+  public PendingEntry(
+      long offset,
+      String consumerId,
+      Instant claimedAt,
+      int deliveryCount,
+      Instant firstClaimedAt,
+      Instant visibleAt) {
+    this(offset, consumerId, claimedAt, deliveryCount, firstClaimedAt, visibleAt, "");
+  }
+
   public PendingEntry {
+    Objects.requireNonNull(orderKey, "orderKey");
     Objects.requireNonNull(consumerId, "consumerId");
     Objects.requireNonNull(claimedAt, "claimedAt");
     Objects.requireNonNull(firstClaimedAt, "firstClaimedAt");
@@ -57,9 +86,36 @@ public record PendingEntry(
     return new PendingEntry(offset, NO_HOLDER, readAt, 0, readAt, dueAt);
   }
 
-  /** Whether no member holds the entry: a message not due yet when the group read it. */
+  /**
+   * A blocked entry: the message at {@code offset}, read by the group at {@code readAt}, waits for
+   * the entry of its ordering key {@code orderKey} before it (BEHAVIOUR Q-ORDER).
+   */
+  public static PendingEntry blocked(long offset, Instant readAt, String orderKey) {
+    return new PendingEntry(offset, NO_HOLDER, readAt, 0, readAt, NEVER, orderKey);
+  }
+
+  /**
+   * Whether no member holds the entry: a message not due yet when the group read it, or one
+   * {@linkplain #isBlocked() blocked} behind its key.
+   */
   public boolean isScheduled() {
     return consumerId.isEmpty();
+  }
+
+  /** Whether the entry is a scheduled one waiting for an earlier entry of its ordering key. */
+  public boolean isBlocked() {
+    return consumerId.isEmpty() && visibleAt.equals(NEVER);
+  }
+
+  /** Whether the entry carries an ordering key. */
+  public boolean hasOrderKey() {
+    return !orderKey.isEmpty();
+  }
+
+  /** This entry with {@code visibleAt} replaced, otherwise unchanged. */
+  public PendingEntry withVisibleAt(Instant visibleAt) {
+    return new PendingEntry(
+        offset, consumerId, claimedAt, deliveryCount, firstClaimedAt, visibleAt, orderKey);
   }
 
   /** Whether the entry may be claimed again at {@code now}. */

@@ -390,13 +390,7 @@ final class Claims {
 
   /** {@code p} claimable again at {@code visibleAt}, otherwise unchanged. */
   static PendingEntry visibleAt(PendingEntry p, Instant visibleAt) {
-    return new PendingEntry(
-        p.offset(),
-        p.consumerId(),
-        p.claimedAt(),
-        p.deliveryCount(),
-        p.firstClaimedAt(),
-        visibleAt);
+    return p.withVisibleAt(visibleAt);
   }
 
   /**

@@ -209,7 +209,13 @@ public final class GroupTable {
       long offset, String from, String to, Instant now, Duration visibility) {
     PendingEntry e = held(from, offset);
     return new PendingEntry(
-        offset, to, now, e.deliveryCount() + 1, e.firstClaimedAt(), now.plus(visibility));
+        offset,
+        to,
+        now,
+        e.deliveryCount() + 1,
+        e.firstClaimedAt(),
+        now.plus(visibility),
+        e.orderKey());
   }
 
   /**

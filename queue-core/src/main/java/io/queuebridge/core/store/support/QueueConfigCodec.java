@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.queuebridge.core.config.AckDurability;
 import io.queuebridge.core.config.DlqConfig;
+import io.queuebridge.core.config.OrderingKey;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.config.RetentionPolicy;
@@ -22,10 +23,11 @@ import java.util.List;
  * magic {@code QBQC}, version 1; the PostgreSQL store in a column). Every field of {@link
  * QueueConfig} is written; durations are ISO-8601 ({@code PT30S}) and instants ISO-8601 UTC, so
  * values round-trip exactly. Reading requires every field (version 1 has them all) but {@code
- * dedupWindow} and {@code maxDelay}, added later (BEHAVIOUR Q-DEDUP, Q-DELAY): each is written only
- * when it differs from its default, and absent reads as that default, so configurations stored
- * before them read unchanged and a queue that keeps both defaults is stored byte for byte as
- * before. Unknown fields are ignored. Stateless and thread-safe.
+ * dedupWindow}, {@code maxDelay} and {@code ordering}, added later (BEHAVIOUR Q-DEDUP, Q-DELAY,
+ * Q-ORDER): each is written only when it differs from its default, and absent reads as that
+ * default, so configurations stored before them read unchanged and a queue that keeps their
+ * defaults is stored byte for byte as before. Unknown fields are ignored. Stateless and
+ * thread-safe.
  *
  * <p><b>{@code batchSize} and {@code heartbeatTimeout}</b> are kept in an object {@code
  * groupSettings} ({@code {"batchSize": 3, "heartbeatTimeout": "PT2S"}}), each written only when the
@@ -95,6 +97,9 @@ public final class QueueConfigCodec {
     }
     if (!c.maxDelay().equals(QueueConfig.DEFAULT_MAX_DELAY)) {
       n.put("maxDelay", c.maxDelay().toString()); // absent = the default, as in earlier releases
+    }
+    if (!c.ordering().isNone()) {
+      n.put("ordering", c.ordering().toString()); // absent = none, as in earlier releases
     }
     if (c.batchSize() > 0 || c.heartbeatTimeout().compareTo(Duration.ZERO) > 0) {
       ObjectNode own = n.putObject("groupSettings"); // absent = the manager's
@@ -176,10 +181,16 @@ public final class QueueConfigCodec {
                   : Duration.ZERO)
           .dedupWindow(n.has("dedupWindow") ? duration(n, "dedupWindow") : Duration.ZERO)
           .maxDelay(n.has("maxDelay") ? duration(n, "maxDelay") : QueueConfig.DEFAULT_MAX_DELAY)
+          .ordering(
+              n.has("ordering")
+                  ? OrderingKey.parse("ordering", text(n, "ordering"))
+                  : OrderingKey.NONE)
           .build();
     } catch (Malformed e) {
       throw e;
-    } catch (IllegalArgumentException | java.time.DateTimeException e) {
+    } catch (IllegalArgumentException
+        | java.time.DateTimeException
+        | io.queuebridge.core.errors.InvalidConfigException e) {
       throw new Malformed("bad value: " + e.getMessage());
     }
   }

@@ -10,6 +10,7 @@ import io.queuebridge.core.store.QueueStore;
 import io.queuebridge.core.topic.TopicFilters;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -262,6 +263,28 @@ public final class StoreChecks {
               + ": limit is "
               + limit
               + "; expected at least 1");
+    }
+  }
+
+  /**
+   * Checks the arguments of {@code pendingKeys} and {@code firstPendingWithKey}: none null, no key
+   * empty (the empty key means "no ordering key" and is never looked up).
+   */
+  public static void checkOrderKeys(String queue, String groupId, Collection<String> keys) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(keys, "keys");
+    for (String k : keys) {
+      if (k == null || k.isEmpty()) {
+        throw new IllegalArgumentException(
+            "ordering key lookup in group "
+                + groupId
+                + " on queue "
+                + queue
+                + ": key is "
+                + (k == null ? "null" : "empty")
+                + "; expected a non-empty ordering key");
+      }
     }
   }
 }
