@@ -34,6 +34,9 @@ import io.queuebridge.core.internal.group.GroupCoordinator;
  * @param scheduled messages a queue-mode claim read before their due time and kept as scheduled
  *     entries until then (BEHAVIOUR Q-DELAY); their delivery at the due time counts as a claim
  *     success
+ * @param blocked messages of an ordered queue a queue-mode claim read while an earlier message of
+ *     their key was pending, and kept blocked until it was settled (BEHAVIOUR Q-ORDER); their
+ *     delivery then counts as a claim success
  */
 public record GroupMetrics(
     long claimAttempts,
@@ -52,7 +55,8 @@ public record GroupMetrics(
     long claimLatencyNanos,
     long stealLatencyNanos,
     long ackLatencyNanos,
-    long scheduled) {
+    long scheduled,
+    long blocked) {
 
   /** Claim successes per attempt; 0 when there were no attempts. */
   public double claimSuccessRate() {

@@ -112,6 +112,12 @@ public record PendingEntry(
     return !orderKey.isEmpty();
   }
 
+  /** This entry with the ordering key {@code orderKey} ("" for none), otherwise unchanged. */
+  public PendingEntry withOrderKey(String orderKey) {
+    return new PendingEntry(
+        offset, consumerId, claimedAt, deliveryCount, firstClaimedAt, visibleAt, orderKey);
+  }
+
   /** This entry with {@code visibleAt} replaced, otherwise unchanged. */
   public PendingEntry withVisibleAt(Instant visibleAt) {
     return new PendingEntry(

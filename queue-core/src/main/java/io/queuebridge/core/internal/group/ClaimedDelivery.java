@@ -48,6 +48,7 @@ final class ClaimedDelivery implements GroupDelivery {
   private final Instant firstDeliveredAt;
   private final String workGroup; // null: the queue names no primary group, or queue mode
   private final long workCommitted;
+  private final String orderKey; // "" unless an ordered queue's message has a key (Q-ORDER)
   // Starts UNSETTLED (0) by default: an explicit initialiser would be a volatile store, a full
   // fence per delivery on the claim path.
   private volatile int state;
@@ -63,7 +64,8 @@ final class ClaimedDelivery implements GroupDelivery {
       Instant deliveredAt,
       Instant firstDeliveredAt,
       String workGroup,
-      long workCommitted) {
+      long workCommitted,
+      String orderKey) {
     this.coordinator = coordinator;
     this.queue = queue;
     this.group = group;
@@ -75,6 +77,15 @@ final class ClaimedDelivery implements GroupDelivery {
     this.firstDeliveredAt = firstDeliveredAt;
     this.workGroup = workGroup;
     this.workCommitted = workCommitted;
+    this.orderKey = orderKey;
+  }
+
+  /**
+   * The ordering key of the entry this delivery holds (BEHAVIOUR Q-ORDER); empty when the queue
+   * orders nothing or the message has no key.
+   */
+  String orderKey() {
+    return orderKey;
   }
 
   @Override

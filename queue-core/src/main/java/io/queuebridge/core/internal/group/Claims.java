@@ -1,6 +1,7 @@
 package io.queuebridge.core.internal.group;
 
 import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.OrderingKey;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueException;
@@ -86,7 +87,7 @@ final class Claims {
     Instant now = time.at(start);
     members.touch(g, consumerId, now);
     Duration visibility = visibility(config);
-    CursorPass pass = claimFromCursor(overview, consumerId, n, now, visibility, out);
+    CursorPass pass = claimFromCursor(config, overview, consumerId, n, now, visibility, out);
     if (out.size() < n) {
       steal(config, g, pass.cursor(), consumerId, n, now, visibility, out);
     }
@@ -100,6 +101,7 @@ final class Claims {
   private record CursorPass(int pelFull, long cursor) {}
 
   private CursorPass claimFromCursor(
+      QueueConfig config,
       GroupOverview overview,
       String consumerId,
       int n,
@@ -128,7 +130,12 @@ final class Claims {
     int claimed = 0;
     int examined = 0;
     int scheduled = 0;
+    int blocked = 0;
     Instant firstDue = null;
+    // An ordered queue (BEHAVIOUR Q-ORDER): the keys with an entry, in the store or taken by this
+    // pass; a message of such a key waits, blocked, for the entries of its key before it.
+    OrderingKey ordering = config.ordering();
+    Set<String> busy = ordering.isNone() ? null : new HashSet<>();
     boolean full = false;
     Instant visibleAt = now.plus(visibility);
     List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
@@ -146,7 +153,9 @@ final class Claims {
         }
         break;
       }
-      for (Message m : chunk) {
+      String[] keys = busy == null ? null : keysOf(ordering, chunk, g, busy);
+      for (int i = 0; i < chunk.size(); i++) {
+        Message m = chunk.get(i);
         examined++;
         cursor = m.offset() + 1;
         if ((held != null && held.contains(m.offset()))
@@ -154,18 +163,25 @@ final class Claims {
             || !RoutingKeys.matches(g.pattern(), queue, m.topic())) {
           continue;
         }
+        String key = keys == null || keys[i] == null ? "" : keys[i];
+        if (!key.isEmpty() && !busy.add(key)) {
+          // An earlier message of its key is pending: made visible when that one is settled.
+          entries.add(PendingEntry.blocked(m.offset(), now, key));
+          blocked++;
+          continue;
+        }
         Instant due = m.deliverAt();
         if (due != null && due.isAfter(now)) {
           // Not due: the group has read it, no member holds it; a claim at its due time takes it
           // from the due index (BEHAVIOUR Q-DELAY).
-          entries.add(PendingEntry.scheduled(m.offset(), now, due));
+          entries.add(PendingEntry.scheduled(m.offset(), now, due).withOrderKey(key));
           scheduled++;
           if (firstDue == null || due.isBefore(firstDue)) {
             firstDue = due;
           }
           continue;
         }
-        PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt);
+        PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt, key);
         entries.add(e);
         pelSize++;
         claimed++;
@@ -182,17 +198,42 @@ final class Claims {
     if (!entries.isEmpty() || cursor != g.cursor()) {
       // one store call for the whole batch: the entries and the cursor
       groups.claimPending(queue, g.id(), entries, cursor, now);
-      metrics.pelChanged(claimed + scheduled);
+      metrics.pelChanged(claimed + scheduled + blocked);
     }
     if (claimed > 0) {
       redeliveryDue(queue, g.id(), visibleAt);
     }
+    metrics.blocked.add(blocked);
     if (firstDue != null) {
       metrics.scheduled(scheduled);
       redeliveryDue(queue, g.id(), firstDue); // wake a consumer when the first one is due
     }
     metrics.claimed(claimed, claimed < n);
     return new CursorPass(full ? pelSize : -1, cursor);
+  }
+
+  /**
+   * The ordering keys of {@code chunk}'s messages (null where a message has none), and adds to
+   * {@code busy} those the group has an entry of: one store call per chunk.
+   */
+  private String[] keysOf(
+      OrderingKey ordering, List<Message> chunk, ConsumerGroupState g, Set<String> busy) {
+    String[] keys = new String[chunk.size()];
+    Set<String> fresh = null;
+    for (int i = 0; i < keys.length; i++) {
+      String k = ordering.keyOf(chunk.get(i));
+      keys[i] = k;
+      if (k != null && !busy.contains(k)) {
+        if (fresh == null) {
+          fresh = new HashSet<>();
+        }
+        fresh.add(k);
+      }
+    }
+    if (fresh != null) {
+      busy.addAll(groups.pendingKeys(g.queue(), g.id(), fresh));
+    }
+    return keys;
   }
 
   /**
@@ -306,9 +347,17 @@ final class Claims {
       return;
     }
     if (scheduled) {
+      Instant due = m.deliverAt();
+      if (due != null && due.isAfter(now)) {
+        // released by its key before its own due time (BEHAVIOUR Q-ORDER): waits for that
+        PendingEntry later = e.withVisibleAt(due);
+        groups.updatePending(queue, g.id(), later);
+        redeliveryDue(queue, g.id(), due);
+        return;
+      }
       // due now: its first delivery, as a claim from the cursor would have made it
       PendingEntry first =
-          new PendingEntry(e.offset(), consumerId, now, 1, now, now.plus(visibility));
+          new PendingEntry(e.offset(), consumerId, now, 1, now, now.plus(visibility), e.orderKey());
       groups.updatePending(queue, g.id(), first);
       out.add(delivery(g, first, m));
       metrics.claimed(1, false);
@@ -335,7 +384,8 @@ final class Claims {
         e.claimedAt(),
         e.firstClaimedAt(),
         null,
-        0);
+        0,
+        e.orderKey());
   }
 
   /** Extends the visibility of the entries at {@code offsets} the consumer holds. */
@@ -400,6 +450,22 @@ final class Claims {
   void release(String queue, String group, PendingEntry e, Instant now) {
     groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
     metrics.pelChanged(-1);
+    if (e.hasOrderKey() && !e.isBlocked()) {
+      keySettled(queue, group, e.orderKey(), now);
+    }
+  }
+
+  /**
+   * After the entry of ordering key {@code key} that was not blocked left the group (acked,
+   * rejected, dead-lettered, dropped): makes the key's next entry visible at {@code now} if it is
+   * blocked (BEHAVIOUR Q-ORDER). A claim then takes it from the due index as a first delivery.
+   */
+  void keySettled(String queue, String group, String key, Instant now) {
+    Optional<PendingEntry> next = groups.firstPendingWithKey(queue, group, key);
+    if (next.isPresent() && next.get().isBlocked()) {
+      groups.updatePending(queue, group, next.get().withVisibleAt(now));
+      redeliveryDue(queue, group, now);
+    }
   }
 
   /**
@@ -432,7 +498,7 @@ final class Claims {
       }
       for (PendingEntry e : g.pending()) {
         Instant v = e.visibleAt();
-        if (v.isAfter(after) && (next == null || v.isBefore(next))) {
+        if (!e.isBlocked() && v.isAfter(after) && (next == null || v.isBefore(next))) {
           next = v;
         }
       }

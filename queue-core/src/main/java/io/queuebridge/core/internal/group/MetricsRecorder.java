@@ -62,6 +62,7 @@ final class MetricsRecorder {
   final Counter stealLatencyNanos = new Counter();
   final Counter ackLatencyNanos = new Counter();
   final Counter scheduled = new Counter();
+  final Counter blocked = new Counter();
   private final Counter pelSize = new Counter();
   private final Counter pelHighWater = new Counter();
 
@@ -116,7 +117,8 @@ final class MetricsRecorder {
         claimLatencyNanos.sum(),
         stealLatencyNanos.sum(),
         ackLatencyNanos.sum(),
-        scheduled.sum());
+        scheduled.sum(),
+        blocked.sum());
   }
 
   /** Zeroes every counter but the PEL gauge and its high-water mark; under the lock. */
@@ -137,7 +139,8 @@ final class MetricsRecorder {
           claimLatencyNanos,
           stealLatencyNanos,
           ackLatencyNanos,
-          scheduled
+          scheduled,
+          blocked
         }) {
       c.set(0);
     }

@@ -8,7 +8,9 @@ import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStore;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Operator moves of group positions: an offset reset of one group, and moving every group of a
@@ -87,10 +89,29 @@ final class Resets {
       return 0;
     }
     groups.updateGroup(
-        g.withPending(kept, now)
+        g.withPending(releaseOrphans(kept, now), now)
             .withCursor(Math.max(g.cursor(), head), now)
             .withCommitted(Math.max(g.committed(), head), now));
     metrics.pelChanged(-dropped);
     return dropped;
+  }
+
+  /**
+   * {@code kept} (by offset) with, for each ordering key whose only entries left are blocked (the
+   * entry they waited for was dropped), the lowest of them visible at {@code now} (BEHAVIOUR
+   * Q-ORDER): nothing else would release them.
+   */
+  static List<PendingEntry> releaseOrphans(List<PendingEntry> kept, Instant now) {
+    Set<String> free = new HashSet<>(); // keys with an entry that is not blocked
+    for (PendingEntry e : kept) {
+      if (e.hasOrderKey() && !e.isBlocked()) {
+        free.add(e.orderKey());
+      }
+    }
+    List<PendingEntry> out = new ArrayList<>(kept.size());
+    for (PendingEntry e : kept) {
+      out.add(e.isBlocked() && free.add(e.orderKey()) ? e.withVisibleAt(now) : e);
+    }
+    return out;
   }
 }

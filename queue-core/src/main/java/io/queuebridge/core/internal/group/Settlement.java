@@ -76,6 +76,9 @@ final class Settlement {
       cursors.checkpoint(d.queue(), d.group(), d.offset() + 1, now);
     } else {
       remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
+      if (!d.orderKey().isEmpty()) {
+        claims.keySettled(d.queue(), d.group(), d.orderKey(), now); // BEHAVIOUR Q-ORDER
+      }
     }
     metrics.acks.increment();
     return null;
@@ -194,6 +197,10 @@ final class Settlement {
         if (done[k]) {
           removed++;
           count++;
+          String key = batch[index[k]].orderKey();
+          if (!key.isEmpty()) {
+            claims.keySettled(queue, group, key, now); // BEHAVIOUR Q-ORDER
+          }
         }
       }
     }

@@ -104,7 +104,8 @@ final class StreamCursors {
                 now,
                 now,
                 workGroup,
-                workCommitted));
+                workCommitted,
+                ""));
         if (out.size() >= n) {
           break scan;
         }

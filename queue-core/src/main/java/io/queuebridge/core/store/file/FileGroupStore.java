@@ -14,9 +14,11 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The consumer-group half of {@link FileStorage}: one {@link GroupLog} per group.
@@ -193,6 +195,20 @@ final class FileGroupStore implements ConsumerGroupStore {
       String queue, String groupId, Instant now, PendingEntry after, int limit) {
     StoreChecks.checkDuePending(queue, groupId, now, limit);
     return group(queue, groupId).duePending(now, after, limit);
+  }
+
+  /** From the group's key index (O(1) per key). */
+  @Override
+  public Set<String> pendingKeys(String queue, String groupId, Collection<String> keys) {
+    StoreChecks.checkOrderKeys(queue, groupId, keys);
+    return group(queue, groupId).pendingKeys(keys);
+  }
+
+  /** From the group's key index (O(log n)). */
+  @Override
+  public Optional<PendingEntry> firstPendingWithKey(String queue, String groupId, String key) {
+    StoreChecks.checkOrderKeys(queue, groupId, List.of(key));
+    return group(queue, groupId).firstPendingWithKey(key);
   }
 
   /** One record for the whole claim (entries and cursor), so a crash keeps all of it or none. */

@@ -207,8 +207,9 @@ final class FileStoreRepair {
 
   private static ConsumerGroupState readGroup(String queue, Path f) throws IOException {
     byte[] content = Files.readAllBytes(f);
-    GroupLog.checkHeader(queue, f, content);
-    GroupLog.Replay r = GroupLog.replay(queue, content, GroupLog.HEADER, content.length, null);
+    int version = GroupLog.checkHeader(queue, f, content);
+    GroupLog.Replay r =
+        GroupLog.replay(queue, content, GroupLog.HEADER, content.length, null, version);
     if (r.table() == null) {
       throw new StoreCorruptedException(
           queue,

@@ -35,6 +35,7 @@ final class GroupFollower {
   private FileChannel channel;
   private FileStamp stamp;
   private long position;
+  private int version; // of the log read, from its header
   private GroupTable table;
 
   GroupFollower(String queue, Path file, StoreIo io) {
@@ -71,7 +72,7 @@ final class GroupFollower {
     long end = Math.max(now.size(), channel.size());
     if (end > position) {
       byte[] bytes = read(channel, position, end);
-      GroupLog.Replay r = GroupLog.replay(queue, bytes, 0, bytes.length, table);
+      GroupLog.Replay r = GroupLog.replay(queue, bytes, 0, bytes.length, table, version);
       table = r.table();
       position += r.end();
     }
@@ -99,8 +100,8 @@ final class GroupFollower {
       }
       try {
         byte[] bytes = read(ch, 0, ch.size());
-        GroupLog.checkHeader(queue, file, bytes);
-        GroupLog.Replay r = GroupLog.replay(queue, bytes, GroupLog.HEADER, bytes.length, null);
+        int v = GroupLog.checkHeader(queue, file, bytes);
+        GroupLog.Replay r = GroupLog.replay(queue, bytes, GroupLog.HEADER, bytes.length, null, v);
         if (r.table() != null) {
           String expected = file.getFileName().toString();
           String id = r.table().id();
@@ -114,6 +115,7 @@ final class GroupFollower {
         }
         table = r.table();
         position = r.end();
+        version = v;
         channel = ch;
         stamp = after;
         return true;

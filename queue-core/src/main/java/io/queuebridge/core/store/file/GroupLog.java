@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>File</b> {@code groups/<encoded group id>.grp} (big-endian):
  *
  * <pre>
- *   header  int magic 0x5142474C ("QBGL"), short version 1, short 0, long 0   (16 bytes)
+ *   header  int magic 0x5142474C ("QBGL"), short version (1 or 2), short 0, long 0   (16 bytes)
  *   record* int length (of type + payload), int CRC-32C (of type + payload), byte type, payload
  * </pre>
  *
@@ -48,9 +48,16 @@ import org.slf4j.LoggerFactory;
  *                                                    (acknowledgePending: removal + commit)
  *   entry    = long offset, string consumerId, instant claimedAt, int deliveryCount,
  *              instant firstClaimedAt, instant visibleAt
+ *              [, string orderKey]                              (version 2 only)
  *   consumer = string id, string clientId, instant registeredAt, instant lastHeartbeat
  *   instant  = long epochSecond, int nano
  * </pre>
+ *
+ * <p><b>Versions.</b> Version 2 adds the entry's ordering key (BEHAVIOUR Q-ORDER); the two are
+ * otherwise the same. A log is written in version 1 as long as no entry of it carries a key, so a
+ * store that orders nothing writes what earlier releases read. The first change that would write a
+ * keyed entry into a version-1 log first rewrites the log as a version-2 snapshot (as compaction
+ * does); an earlier release then refuses that log, naming its version. Both versions are read.
  *
  * <p><b>Durability.</b> Every change is one {@code write} of one record before the call returns, so
  * it survives a process kill. With {@code group.sync=always} the record is also fsynced before the
@@ -73,7 +80,13 @@ import org.slf4j.LoggerFactory;
 final class GroupLog {
   private static final Logger LOG = LoggerFactory.getLogger(GroupLog.class);
   static final int MAGIC = 0x5142474C;
+
+  /** The version of a log whose entries carry no ordering key (the only one before keys). */
   static final int VERSION = 1;
+
+  /** The version of a log with ordering keys: each entry ends with its key. */
+  static final int KEYED_VERSION = 2;
+
   static final int HEADER = 16;
   static final String SUFFIX = ".grp";
   private static final long COMPACT_MIN_BYTES = 1 << 20;
@@ -95,6 +108,7 @@ final class GroupLog {
   private final boolean syncAlways;
 
   private StoreIo.WritableFile out;
+  private int version;
   private long size;
   private long snapshotBytes;
   private boolean dirty;
@@ -118,7 +132,7 @@ final class GroupLog {
       throws IOException {
     GroupLog log = new GroupLog(g.queue(), g.id(), file, io, syncAlways);
     log.load(g);
-    log.rewrite();
+    log.rewrite(anyKeyed(g.pending()) ? KEYED_VERSION : VERSION);
     return log;
   }
 
@@ -131,8 +145,8 @@ final class GroupLog {
       String queue, Path file, StoreIo io, boolean syncAlways, RecoveryReport.Builder report)
       throws IOException {
     byte[] content = Files.readAllBytes(file);
-    checkHeader(queue, file, content);
-    Replay r = replay(queue, content, HEADER, content.length, null);
+    int version = checkHeader(queue, file, content);
+    Replay r = replay(queue, content, HEADER, content.length, null, version);
     if (r.table() == null) {
       throw new StoreCorruptedException(
           queue,
@@ -143,6 +157,7 @@ final class GroupLog {
     }
     GroupLog log = new GroupLog(queue, r.table().id(), file, io, syncAlways);
     log.table = r.table();
+    log.version = version;
     int pos = r.end();
     log.snapshotBytes = pos;
     if (r.problem() != null) {
@@ -168,25 +183,31 @@ final class GroupLog {
   /**
    * Checks the 16-byte header at the start of {@code content}, a group log's bytes.
    *
+   * @return the log's version, {@link #VERSION} or {@link #KEYED_VERSION}
    * @throws StoreCorruptedException if it is not a group log's header or has another version
    */
-  static void checkHeader(String queue, Path file, byte[] content) {
+  static int checkHeader(String queue, Path file, byte[] content) {
     if (content.length < HEADER || ByteSource.getIntAt(content, 0) != MAGIC) {
       throw new StoreCorruptedException(
           queue, file.toString(), 0, "not a consumer-group log (bad header)");
     }
     int version = (content[4] & 0xFF) << 8 | (content[5] & 0xFF);
-    if (version != VERSION) {
+    if (version != VERSION && version != KEYED_VERSION) {
       throw new StoreCorruptedException(
           queue,
           file.toString(),
           4,
           "consumer-group log format version "
               + version
-              + " (this build reads version "
+              + " (this build reads versions "
               + VERSION
-              + (version > VERSION ? "; written by a newer version, upgrade to open it)" : ")"));
+              + " and "
+              + KEYED_VERSION
+              + (version > KEYED_VERSION
+                  ? "; written by a newer version, upgrade to open it)"
+                  : ")"));
     }
+    return version;
   }
 
   /**
@@ -202,8 +223,10 @@ final class GroupLog {
    * Applies the records in {@code content[from, to)} in order to {@code table} (null before the
    * first snapshot, which then must come first), stopping at the first torn or damaged one. The
    * writer's recovery cuts the file there; a reader beside the writer reads on from there later.
+   * {@code version} is the log's, from its header.
    */
-  static Replay replay(String queue, byte[] content, int from, int to, GroupTable table) {
+  static Replay replay(
+      String queue, byte[] content, int from, int to, GroupTable table, int version) {
     int pos = from;
     String problem = null;
     while (pos < to) {
@@ -229,7 +252,7 @@ final class GroupLog {
         if (table == null && type != SNAPSHOT) {
           throw new FormatException("first record is not a snapshot", pos);
         }
-        table = apply(queue, table, type, src);
+        table = apply(queue, table, type, src, version);
         if (src.remaining() != 0) {
           throw new FormatException("record has " + src.remaining() + " trailing bytes", pos);
         }
@@ -246,14 +269,15 @@ final class GroupLog {
    * Applies one decoded record to {@code t} (a snapshot to null creates the table); returns the
    * table. A record must not be applied partly: every field is decoded before the table changes.
    */
-  private static GroupTable apply(String queue, GroupTable t, int type, ByteSource src) {
+  private static GroupTable apply(
+      String queue, GroupTable t, int type, ByteSource src, int version) {
     if (type == SNAPSHOT) {
       String gid = src.getString();
       if (t != null && !gid.equals(t.id())) {
         throw new FormatException(
             "snapshot of group " + gid + " in the log of " + t.id(), src.position());
       }
-      ConsumerGroupState g = readSnapshotBody(src, queue, gid);
+      ConsumerGroupState g = readSnapshotBody(src, queue, gid, version);
       if (t == null) {
         return new GroupTable(g);
       }
@@ -265,7 +289,7 @@ final class GroupLog {
     }
     Instant at = instant(src);
     switch (type) {
-      case PENDING_PUT -> t.putPending(entry(src), at);
+      case PENDING_PUT -> t.putPending(entry(src, version), at);
       case PENDING_REMOVE -> t.removePending(src.getLong(), at);
       case CURSOR -> t.setCursor(src.getLong(), at);
       case COMMITTED -> t.setCommitted(src.getLong(), src.getLong(), at);
@@ -279,7 +303,7 @@ final class GroupLog {
         int n = count(src);
         List<PendingEntry> entries = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-          entries.add(entry(src));
+          entries.add(entry(src, version));
         }
         t.claim(entries, newCursor, at);
       }
@@ -324,6 +348,16 @@ final class GroupLog {
     return table.duePending(now, after, limit);
   }
 
+  synchronized java.util.Set<String> pendingKeys(java.util.Collection<String> keys) {
+    checkOpen();
+    return table.pendingKeys(keys);
+  }
+
+  synchronized java.util.Optional<PendingEntry> firstPendingWithKey(String key) {
+    checkOpen();
+    return table.firstPendingWithKey(key);
+  }
+
   synchronized java.util.Optional<PendingEntry> pendingAt(long offset) {
     checkOpen();
     return table.pendingAt(offset);
@@ -340,8 +374,11 @@ final class GroupLog {
 
   synchronized void replace(ConsumerGroupState g) {
     checkWritable();
+    if (version == VERSION && anyKeyed(g.pending())) {
+      upgrade();
+    }
     begin(SNAPSHOT);
-    writeSnapshotBody(sink, g.id(), g);
+    writeSnapshotBody(sink, g.id(), g, version);
     commit();
     load(g);
     maybeCompact();
@@ -379,9 +416,12 @@ final class GroupLog {
   }
 
   private void putPending(PendingEntry e, Instant at) {
+    if (version == VERSION && e.hasOrderKey()) {
+      upgrade();
+    }
     begin(PENDING_PUT);
     instant(sink, at);
-    entry(sink, e);
+    entry(sink, e, version);
     commit();
     table.putPending(e, at);
     changed();
@@ -390,11 +430,14 @@ final class GroupLog {
   /** {@code addPending} of each entry, then {@code updateCursor}, as one record. */
   synchronized void claim(List<PendingEntry> entries, long newCursor, Instant now) {
     checkWritable();
+    if (version == VERSION && anyKeyed(entries)) {
+      upgrade();
+    }
     begin(CLAIM);
     instant(sink, now);
     sink.putLong(newCursor).putInt(entries.size());
     for (PendingEntry e : entries) {
-      entry(sink, e);
+      entry(sink, e, version);
     }
     commit();
     table.claim(entries, newCursor, now);
@@ -467,6 +510,39 @@ final class GroupLog {
 
   private void changed() {
     maybeCompact();
+  }
+
+  private static boolean anyKeyed(List<PendingEntry> entries) {
+    for (PendingEntry e : entries) {
+      if (e.hasOrderKey()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Rewrites a version-1 log as a version-2 snapshot before the first keyed entry is written to it;
+   * the group's state does not change.
+   *
+   * @throws QueueStoreException if the rewrite fails (the file stays as it was)
+   */
+  private void upgrade() {
+    try {
+      rewrite(KEYED_VERSION);
+    } catch (IOException e) {
+      throw new QueueStoreException(
+          queue,
+          "rewriting consumer-group log "
+              + file
+              + " of group "
+              + id
+              + " in format version "
+              + KEYED_VERSION
+              + " (for its first ordering key) failed (the group is unchanged): "
+              + StoreIo.reason(e),
+          e);
+    }
   }
 
   // ---------------------------------------------------------------- I/O
@@ -545,7 +621,7 @@ final class GroupLog {
       return;
     }
     try {
-      rewrite();
+      rewrite(version);
     } catch (IOException e) {
       LOG.warn(
           "queue {}: compacting consumer-group log {} failed (kept as is): {}",
@@ -555,13 +631,16 @@ final class GroupLog {
     }
   }
 
-  /** Replaces the file by a header and one snapshot (tmp, fsync, rename, fsync directory). */
-  private void rewrite() throws IOException {
+  /**
+   * Replaces the file by a header of {@code newVersion} and one snapshot (tmp, fsync, rename, fsync
+   * directory).
+   */
+  private void rewrite(int newVersion) throws IOException {
     ByteSink s = new ByteSink(HEADER + 128 + table.pendingCount() * 64);
-    s.putInt(MAGIC).putShort(VERSION).putShort(0).putLong(0);
+    s.putInt(MAGIC).putShort(newVersion).putShort(0).putLong(0);
     int recordAt = s.position();
     s.skip(8).putByte(SNAPSHOT);
-    writeSnapshotBody(s, id, table.snapshot());
+    writeSnapshotBody(s, id, table.snapshot(), newVersion);
     int len = s.position() - recordAt - 8;
     CRC32C c = new CRC32C();
     c.update(s.array(), recordAt + 8, len);
@@ -584,6 +663,7 @@ final class GroupLog {
     out = io.openWritable(file, false);
     size = s.position();
     snapshotBytes = size;
+    version = newVersion;
     dirty = false;
     if (old != null) {
       old.close();
@@ -652,7 +732,7 @@ final class GroupLog {
 
   // ---------------------------------------------------------------- codec
 
-  private static void writeSnapshotBody(ByteSink s, String id, ConsumerGroupState g) {
+  private static void writeSnapshotBody(ByteSink s, String id, ConsumerGroupState g, int version) {
     s.putString(id).putString(g.pattern());
     s.putByte(g.mode() == GroupMode.QUEUE ? 0 : 1).putByte(g.autoCommit() ? 1 : 0);
     s.putLong(g.cursor()).putLong(g.committed());
@@ -660,7 +740,7 @@ final class GroupLog {
     instant(s, g.updatedAt());
     s.putInt(g.pending().size());
     for (PendingEntry e : g.pending()) {
-      entry(s, e);
+      entry(s, e, version);
     }
     s.putInt(g.consumers().size());
     for (Map.Entry<String, ConsumerInfo> e : g.consumers().entrySet()) {
@@ -669,7 +749,8 @@ final class GroupLog {
     }
   }
 
-  private static ConsumerGroupState readSnapshotBody(ByteSource src, String queue, String id) {
+  private static ConsumerGroupState readSnapshotBody(
+      ByteSource src, String queue, String id, int version) {
     String pattern = src.getString();
     int m = src.getByte();
     if (m != 0 && m != 1) {
@@ -683,7 +764,7 @@ final class GroupLog {
     int n = count(src);
     List<PendingEntry> pending = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      pending.add(entry(src));
+      pending.add(entry(src, version));
     }
     int k = count(src);
     Map<String, ConsumerInfo> consumers = new HashMap<>();
@@ -722,22 +803,28 @@ final class GroupLog {
     }
   }
 
-  private static void entry(ByteSink s, PendingEntry e) {
+  private static void entry(ByteSink s, PendingEntry e, int version) {
     s.putLong(e.offset()).putString(e.consumerId());
     instant(s, e.claimedAt());
     s.putInt(e.deliveryCount());
     instant(s, e.firstClaimedAt());
     instant(s, e.visibleAt());
+    if (version >= KEYED_VERSION) {
+      s.putString(e.orderKey());
+    } else {
+      assert !e.hasOrderKey() : "a keyed entry in a version-1 log";
+    }
   }
 
-  private static PendingEntry entry(ByteSource src) {
+  private static PendingEntry entry(ByteSource src, int version) {
     long offset = src.getLong();
     String consumer = src.getString();
     Instant claimed = instant(src);
     int count = src.getInt();
     Instant first = instant(src);
     Instant visible = instant(src);
-    return new PendingEntry(offset, consumer, claimed, count, first, visible);
+    String key = version >= KEYED_VERSION ? src.getString() : "";
+    return new PendingEntry(offset, consumer, claimed, count, first, visible, key);
   }
 
   private static void consumer(ByteSink s, ConsumerInfo c) {

@@ -14,9 +14,11 @@ import io.queuebridge.core.store.support.StoreChecks;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The consumer-group half of {@link MemoryStorage}.
@@ -198,6 +200,26 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     GroupData d = data(queue, groupId);
     synchronized (d) {
       return d.live().duePending(now, after, limit);
+    }
+  }
+
+  /** From the group's key index (O(1) per key). */
+  @Override
+  public Set<String> pendingKeys(String queue, String groupId, Collection<String> keys) {
+    StoreChecks.checkOrderKeys(queue, groupId, keys);
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      return d.live().pendingKeys(keys);
+    }
+  }
+
+  /** From the group's key index (O(log n)). */
+  @Override
+  public Optional<PendingEntry> firstPendingWithKey(String queue, String groupId, String key) {
+    StoreChecks.checkOrderKeys(queue, groupId, List.of(key));
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      return d.live().firstPendingWithKey(key);
     }
   }
 

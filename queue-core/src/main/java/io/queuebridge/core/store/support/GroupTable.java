@@ -10,10 +10,13 @@ import io.queuebridge.core.store.PendingEntry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Support for store implementers: one consumer group as mutable state, with the rules of {@link
@@ -154,6 +157,25 @@ public final class GroupTable {
    */
   public List<PendingEntry> duePending(Instant now, PendingEntry after, int limit) {
     return pending.due(now, after, limit);
+  }
+
+  /**
+   * {@link ConsumerGroupStore#pendingKeys}: the keys of {@code keys} some entry carries; O(1) per
+   * key.
+   */
+  public Set<String> pendingKeys(Collection<String> keys) {
+    Set<String> found = new HashSet<>();
+    for (String k : keys) {
+      if (pending.hasKey(k)) {
+        found.add(k);
+      }
+    }
+    return found;
+  }
+
+  /** {@link ConsumerGroupStore#firstPendingWithKey}: O(log n). */
+  public Optional<PendingEntry> firstPendingWithKey(String key) {
+    return Optional.ofNullable(pending.firstWithKey(key));
   }
 
   /** Every pending entry, by offset. */

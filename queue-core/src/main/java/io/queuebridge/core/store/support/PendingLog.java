@@ -3,7 +3,10 @@ package io.queuebridge.core.store.support;
 import io.queuebridge.core.store.PendingEntry;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
 
 /**
  * The pending entries of one consumer group ({@link GroupTable}), sorted by offset, in a form that
@@ -23,6 +26,10 @@ import java.util.List;
  * n + k) without looking at the others: redeliveries and scheduled messages (BEHAVIOUR Q-DELAY)
  * alike.
  *
+ * <p><b>Key index.</b> The offsets of the live entries that carry an ordering key (BEHAVIOUR
+ * Q-ORDER), by key, so whether a key has an entry and its lowest entry are found in O(log n); empty
+ * for a queue that orders nothing.
+ *
  * <p>Not thread-safe: the owning group's lock guards it.
  */
 final class PendingLog {
@@ -35,6 +42,7 @@ final class PendingLog {
   private int live;
   private int scheduled;
   private final DueIndex byVisibility = new DueIndex(e -> get(e.offset()) == e);
+  private final Map<String, TreeSet<Long>> byKey = new HashMap<>();
 
   /** Live entries. */
   int size() {
@@ -85,6 +93,7 @@ final class PendingLog {
     }
     if (tail == head || offset > offsets[tail - 1]) {
       byVisibility.add(e);
+      keyAdded(e);
       if (tail == offsets.length) {
         makeRoom();
       }
@@ -111,11 +120,14 @@ final class PendingLog {
           scheduled--;
         }
         byVisibility.removed(old, live);
+        keyRemoved(old);
       }
       byVisibility.add(e);
+      keyAdded(e);
       return;
     }
     byVisibility.add(e);
+    keyAdded(e);
     insertAt(-i - 1, e);
   }
 
@@ -161,6 +173,7 @@ final class PendingLog {
       compact();
     }
     byVisibility.removed(e, live);
+    keyRemoved(e);
     return e;
   }
 
@@ -172,6 +185,7 @@ final class PendingLog {
     live = 0;
     scheduled = 0;
     byVisibility.clear();
+    byKey.clear();
   }
 
   /**
@@ -181,6 +195,34 @@ final class PendingLog {
    */
   List<PendingEntry> due(Instant now, PendingEntry after, int limit) {
     return byVisibility.due(now, after, limit);
+  }
+
+  /** Whether a live entry carries the ordering key {@code key}. */
+  boolean hasKey(String key) {
+    return byKey.containsKey(key);
+  }
+
+  /**
+   * The live entry with the lowest offset of those carrying the ordering key {@code key}, or null.
+   */
+  PendingEntry firstWithKey(String key) {
+    TreeSet<Long> at = byKey.get(key);
+    return at == null ? null : get(at.first());
+  }
+
+  private void keyAdded(PendingEntry e) {
+    if (e.hasOrderKey()) {
+      byKey.computeIfAbsent(e.orderKey(), k -> new TreeSet<>()).add(e.offset());
+    }
+  }
+
+  private void keyRemoved(PendingEntry e) {
+    if (e.hasOrderKey()) {
+      TreeSet<Long> at = byKey.get(e.orderKey());
+      if (at != null && at.remove(e.offset()) && at.isEmpty()) {
+        byKey.remove(e.orderKey());
+      }
+    }
   }
 
   /** The live entries, by offset, as a new array. */
@@ -209,6 +251,7 @@ final class PendingLog {
       entries[tail] = e;
       tail++;
       byVisibility.add(e);
+      keyAdded(e);
       if (e.isScheduled()) {
         scheduled++;
       }

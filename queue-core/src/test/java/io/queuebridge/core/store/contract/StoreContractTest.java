@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.OrderingKey;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.config.RetentionPolicy;
@@ -254,6 +255,19 @@ public abstract class StoreContractTest {
     assertThat(queues().getQueue("$dlq/orders")).isEqualTo(config);
     assertThat(queues().getQueue("$dlq/orders").maxDelay()).isEqualTo(Duration.ofHours(2));
     assertThat(queues().getQueue("$dlq/orders").type()).isEqualTo(QueueType.STREAM);
+  }
+
+  @Test
+  void createQueueKeepsTheOrdering() {
+    QueueConfig byTenant =
+        QueueConfig.durable("by-tenant").ordering(OrderingKey.property("tenant")).build();
+    QueueConfig byKey = QueueConfig.durable("by-key").ordering(OrderingKey.MESSAGE_KEY).build();
+    queues().createQueue(byTenant);
+    queues().createQueue(byKey);
+    assertThat(queues().getQueue("by-tenant").ordering()).isEqualTo(OrderingKey.property("tenant"));
+    assertThat(queues().getQueue("by-key")).isEqualTo(byKey);
+    queues().updateQueue(byKey.toBuilder().ordering(OrderingKey.NONE).build());
+    assertThat(queues().getQueue("by-key").ordering()).isEqualTo(OrderingKey.NONE);
   }
 
   @Test
@@ -1927,6 +1941,131 @@ public abstract class StoreContractTest {
         .hasSize(20)
         .containsExactlyElementsOf(before)
         .isSortedAccordingTo(PendingEntry.BY_VISIBILITY);
+  }
+
+  private static PendingEntry keyed(long offset, String consumer, String key) {
+    return new PendingEntry(offset, consumer, T0, 1, T0, T0.plusSeconds(30), key);
+  }
+
+  @Test
+  void everyWriteKeepsTheOrderKeyAndTheLookupsFindEntriesByIt() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    assertThat(groups().pendingKeys("q", "g", List.of("ka"))).isEmpty();
+    assertThat(groups().firstPendingWithKey("q", "g", "ka")).isEmpty();
+    PendingEntry a0 = keyed(0, "c1", "ka");
+    PendingEntry b1 = PendingEntry.scheduled(1, T0, T0.plusSeconds(9)).withOrderKey("kb");
+    PendingEntry a2 = PendingEntry.blocked(2, T0, "ka");
+    PendingEntry plain3 = pending(3, "c1");
+    groups().claimPending("q", "g", List.of(a0, b1, a2, plain3), 4, T0);
+    PendingEntry c4 = keyed(4, "c2", "kc");
+    groups().addPending("q", "g", c4);
+    assertThat(groups().getAllPending("q", "g")).containsExactly(a0, b1, a2, plain3, c4);
+    assertThat(groups().findPending("q", "g", 2)).contains(a2);
+    assertThat(a2.isBlocked()).isTrue();
+    assertThat(a2.isScheduled()).as("no member holds a blocked entry").isTrue();
+    assertThat(groups().pendingKeys("q", "g", List.of("ka", "kb", "kc", "kd")))
+        .containsExactlyInAnyOrder("ka", "kb", "kc");
+    assertThat(groups().pendingKeys("q", "g", List.of())).isEmpty();
+    assertThat(groups().firstPendingWithKey("q", "g", "ka")).contains(a0);
+    assertThat(groups().firstPendingWithKey("q", "g", "kd")).isEmpty();
+
+    // a transfer keeps the key; an update may change the visibility and keeps what it is given
+    PendingEntry moved =
+        groups().transferPending("q", "g", 4, "c2", "c3", T0.plusSeconds(1), Duration.ofSeconds(5));
+    assertThat(moved.orderKey()).isEqualTo("kc");
+    assertThat(groups().findPending("q", "g", 4)).contains(moved);
+    PendingEntry released = a2.withVisibleAt(T0.plusSeconds(2));
+    groups().updatePending("q", "g", released);
+    assertThat(groups().findPending("q", "g", 2)).contains(released);
+    assertThat(released.isBlocked()).isFalse();
+
+    // removals: the key's next entry is the lowest left; a key without entries is gone
+    groups().acknowledgePending("q", "g", "c1", 0, 1, T0.plusSeconds(3));
+    assertThat(groups().firstPendingWithKey("q", "g", "ka")).contains(released);
+    groups().acknowledgePending("q", "g", PendingEntry.NO_HOLDER, 2, 0, T0.plusSeconds(3));
+    assertThat(groups().firstPendingWithKey("q", "g", "ka")).isEmpty();
+    boolean[] removed = new boolean[1];
+    groups()
+        .acknowledgeAllPending(
+            "q", "g", "c3", new long[] {4}, new int[] {2}, removed, T0.plusSeconds(4));
+    assertThat(removed).containsExactly(true);
+    assertThat(groups().pendingKeys("q", "g", List.of("ka", "kb", "kc"))).containsExactly("kb");
+
+    // a whole-group write keeps the keys too
+    PendingEntry a7 = PendingEntry.blocked(7, T0, "ka");
+    ConsumerGroupState g = groups().getGroup("q", "g");
+    groups()
+        .updateGroup(
+            g.withPending(List.of(b1, plain3, keyed(6, "c1", "ka"), a7), T0.plusSeconds(5)));
+    assertThat(groups().getAllPending("q", "g"))
+        .containsExactly(b1, plain3, keyed(6, "c1", "ka"), a7);
+    assertThat(groups().firstPendingWithKey("q", "g", "ka")).contains(keyed(6, "c1", "ka"));
+    groups().updateGroup(g.withPending(List.of(), T0.plusSeconds(6)));
+    assertThat(groups().pendingKeys("q", "g", List.of("ka", "kb"))).isEmpty();
+  }
+
+  @Test
+  void aBlockedEntryIsNeverDueAndCountsAsScheduled() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups()
+        .claimPending(
+            "q", "g", List.of(keyed(0, "c1", "k"), PendingEntry.blocked(1, T0, "k")), 2, T0);
+    assertThat(groups().duePending("q", "g", Instant.MAX.minusSeconds(1), null, 10))
+        .extracting(PendingEntry::offset)
+        .containsExactly(0L);
+    GroupOverview o = groups().overview("q", "g");
+    assertThat(o.pending()).isEqualTo(2);
+    assertThat(o.scheduled()).isEqualTo(1);
+    assertThat(o.held()).isEqualTo(1);
+  }
+
+  @Test
+  void theOrderKeyLookupsRefuseAnEmptyKeyAndAnUnknownGroup() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    assertThatThrownBy(() -> groups().pendingKeys("q", "g", List.of("k", "")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ordering key")
+        .hasMessageContaining("empty");
+    assertThatThrownBy(() -> groups().firstPendingWithKey("q", "g", ""))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("empty");
+    assertThatThrownBy(() -> groups().pendingKeys("q", "none", List.of("k")))
+        .isInstanceOf(GroupNotFoundException.class);
+    assertThatThrownBy(() -> groups().firstPendingWithKey("q", "none", "k"))
+        .isInstanceOf(GroupNotFoundException.class);
+  }
+
+  @Test
+  void orderKeysAndBlockedEntriesSurviveReopen() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().createGroup(group("q", "unkeyed"));
+    List<PendingEntry> entries = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      String key = "k" + (i % 4);
+      entries.add(i < 4 ? keyed(i, "c1", key) : PendingEntry.blocked(i, T0, key));
+    }
+    groups().claimPending("q", "g", entries, 30, T0);
+    groups().addPending("q", "unkeyed", pending(0, "c1"));
+    PendingEntry moved =
+        groups().transferPending("q", "g", 1, "c1", "c2", T0.plusSeconds(1), Duration.ofSeconds(5));
+    groups().updatePending("q", "g", entries.get(5).withVisibleAt(T0.plusSeconds(2)));
+    reopen();
+    List<PendingEntry> expected = new ArrayList<>(entries);
+    expected.set(1, moved);
+    expected.set(5, entries.get(5).withVisibleAt(T0.plusSeconds(2)));
+    assertThat(groups().getAllPending("q", "g")).containsExactlyElementsOf(expected);
+    assertThat(groups().getAllPending("q", "unkeyed")).containsExactly(pending(0, "c1"));
+    assertThat(groups().pendingKeys("q", "g", List.of("k0", "k1", "k2", "k3", "k4")))
+        .containsExactlyInAnyOrder("k0", "k1", "k2", "k3");
+    assertThat(groups().firstPendingWithKey("q", "g", "k1")).contains(moved);
+    assertThat(groups().duePending("q", "g", T0.plus(Duration.ofDays(365)), null, 100))
+        .extracting(PendingEntry::offset)
+        .containsExactly(5L, 1L, 0L, 2L, 3L);
   }
 
   @Test
