@@ -48,6 +48,8 @@ final class Claims {
   private final Members members;
   private final DeadLetters deadLetters;
   private final RedeliveryListener redelivery;
+  // Blocked entries made visible so far (BEHAVIOUR Q-ORDER); under the coordinator's lock.
+  private long releasedKeys;
 
   Claims(
       GroupCoordinator owner,
@@ -256,6 +258,7 @@ final class Claims {
       // end (as a claim from the cursor records its batch); stolen entries move one by one.
       List<PendingEntry> firsts = new ArrayList<>();
       PendingEntry after = null;
+      long released = releasedKeys;
       pages:
       while (out.size() < n) {
         int page = Math.max(STEAL_PAGE, n - out.size());
@@ -268,7 +271,10 @@ final class Claims {
           takeDue(config, g, consumerId, e, now, visibility, firsts, out);
         }
         if (due.size() < page) {
-          break; // nothing more is due
+          if (releasedKeys == released) {
+            break; // nothing more is due
+          }
+          released = releasedKeys; // an entry dropped on the way released its key's next one
         }
       }
       if (!firsts.isEmpty()) {
@@ -464,6 +470,7 @@ final class Claims {
     Optional<PendingEntry> next = groups.firstPendingWithKey(queue, group, key);
     if (next.isPresent() && next.get().isBlocked()) {
       groups.updatePending(queue, group, next.get().withVisibleAt(now));
+      releasedKeys++;
       redeliveryDue(queue, group, now);
     }
   }

@@ -19,11 +19,12 @@ import java.util.function.Predicate;
  * its entry visible again at <em>now</em> plus the visibility timeout, later than every entry made
  * before it. Those go to the end of {@code run}, a deque kept in order, in O(1) and without
  * allocating. An entry that would break that order (a scheduled message, a nack's retry time, a
- * clock that went back) goes to {@code rest}, a sorted set. {@code run} is cleaned lazily: an entry
- * that stops being live (acknowledged, replaced) stays where it is until it reaches the front,
- * where removals trim it, or until the dead ones outnumber the live ones, when the deque is
- * rebuilt. In-order acknowledgements therefore cost one liveness check each. {@link #due} merges
- * the two, skipping what is not live.
+ * clock that went back) goes to {@code rest}, a sorted set, and so does a blocked entry (visible
+ * {@link PendingEntry#NEVER}), which would otherwise push every later claim there. {@code run} is
+ * cleaned lazily: an entry that stops being live (acknowledged, replaced) stays where it is until
+ * it reaches the front, where removals trim it, or until the dead ones outnumber the live ones,
+ * when the deque is rebuilt. In-order acknowledgements therefore cost one liveness check each.
+ * {@link #due} merges the two, skipping what is not live.
  *
  * <p>Not thread-safe: the owning log's lock guards it.
  */
@@ -42,7 +43,8 @@ final class DueIndex {
   /** Indexes {@code e}, which the log has just made live. */
   void add(PendingEntry e) {
     PendingEntry last = run.peekLast();
-    if (last == null || PendingEntry.BY_VISIBILITY.compare(e, last) >= 0) {
+    // A blocked entry (visible never, BEHAVIOUR Q-ORDER) would end the run for every later claim.
+    if (!e.isBlocked() && (last == null || PendingEntry.BY_VISIBILITY.compare(e, last) >= 0)) {
       run.addLast(e);
     } else {
       rest.add(e);

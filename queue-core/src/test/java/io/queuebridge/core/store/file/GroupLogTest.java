@@ -234,4 +234,46 @@ class GroupLogTest {
     g.removePending(Q, G, "c", 1);
     assertThat(io.forcesOf(f)).hasSize(forces + 3);
   }
+
+  private int versionOnDisk() throws Exception {
+    byte[] b = Files.readAllBytes(groupFile());
+    return (b[4] & 0xFF) << 8 | (b[5] & 0xFF);
+  }
+
+  @Test
+  void aLogStaysInVersion1UntilItsFirstKeyedEntryThenIsRewrittenInVersion2() throws Exception {
+    ConsumerGroupStore groups = open(config());
+    groups.claimPending(Q, G, List.of(new PendingEntry(0, "c", T0, 1, T0, T0)), 1, T0);
+    assertThat(versionOnDisk()).as("no ordering key: what earlier releases read").isEqualTo(1);
+    PendingEntry keyed = new PendingEntry(1, "c", T0, 1, T0, T0, "bazz");
+    PendingEntry blocked = PendingEntry.blocked(2, T0, "bazz");
+    groups.claimPending(Q, G, List.of(keyed, blocked), 3, T0);
+    assertThat(versionOnDisk()).isEqualTo(GroupLog.KEYED_VERSION);
+    groups = reopen(config());
+    assertThat(groups.getAllPending(Q, G))
+        .containsExactly(new PendingEntry(0, "c", T0, 1, T0, T0), keyed, blocked);
+    assertThat(groups.firstPendingWithKey(Q, G, "bazz")).contains(keyed);
+    // a single put and a whole-group write upgrade an old log the same way
+    groups.updateGroup(groups.getGroup(Q, G).withPending(List.of(), T0));
+    assertThat(versionOnDisk()).as("a version-2 log is not downgraded").isEqualTo(2);
+  }
+
+  @Test
+  void aSinglePutOfAKeyedEntryUpgradesAVersion1LogWithoutLosingItsRecords() throws Exception {
+    ConsumerGroupStore groups = open(config());
+    List<PendingEntry> plain = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      plain.add(new PendingEntry(i, "c", T0, 1, T0, T0.plusSeconds(i)));
+    }
+    groups.claimPending(Q, G, plain, 50, T0);
+    groups.acknowledgePending(Q, G, "c", 0, 1, T0);
+    assertThat(versionOnDisk()).isEqualTo(1);
+    PendingEntry keyed = new PendingEntry(60, "c", T0, 1, T0, T0, "bk");
+    groups.addPending(Q, G, keyed);
+    assertThat(versionOnDisk()).isEqualTo(2);
+    ConsumerGroupState before = groups.getGroup(Q, G);
+    groups = reopen(config());
+    assertThat(groups.getGroup(Q, G)).isEqualTo(before);
+    assertThat(groups.getAllPending(Q, G)).hasSize(50).contains(keyed);
+  }
 }

@@ -57,7 +57,7 @@ class PendingLogTest {
   }
 
   @Test
-  void theDueIndexAnswersWhatASortedScanOfTheLiveEntriesAnswersAtEveryStep() {
+  void theDueAndKeyIndexesAnswerWhatASortedScanOfTheLiveEntriesAnswersAtEveryStep() {
     Random random = new Random(11);
     for (int run = 0; run < 30; run++) {
       PendingLog log = new PendingLog();
@@ -73,11 +73,15 @@ class PendingLogTest {
           e = visible(next, clock + 30); // a claim, in visibility order
           next += 1 + random.nextInt(2);
         } else if (dice < 48) {
-          e = PendingEntry.scheduled(next, T0, T0.plusSeconds(clock + random.nextInt(600)));
+          e =
+              random.nextBoolean()
+                  ? PendingEntry.scheduled(next, T0, T0.plusSeconds(clock + random.nextInt(600)))
+                  : PendingEntry.blocked(next, T0, "k" + random.nextInt(5)); // never due
           next++;
         } else if (dice < 58 && !model.isEmpty()) {
           long at = pick(model, random);
-          e = visible(at, clock + random.nextInt(60)); // a nack's retry time, a renewal
+          // a nack's retry time, a renewal, a blocked entry released (keeping its key)
+          e = visible(at, clock + random.nextInt(60)).withOrderKey(model.get(at).orderKey());
         } else if (dice < 62 && !reused.isEmpty()) {
           e = reused.get(random.nextInt(reused.size())); // the same object again
           if (model.containsKey(e.offset()) && model.get(e.offset()) != e) {
@@ -114,6 +118,16 @@ class PendingLogTest {
           }
           assertThat(log.scheduledCount())
               .isEqualTo(model.values().stream().filter(PendingEntry::isScheduled).count());
+          for (int k = 0; k < 6; k++) {
+            String key = "k" + k;
+            PendingEntry first =
+                model.values().stream()
+                    .filter(p -> p.orderKey().equals(key))
+                    .findFirst()
+                    .orElse(null);
+            assertThat(log.hasKey(key)).as(key).isEqualTo(first != null);
+            assertThat(log.firstWithKey(key)).as(key).isSameAs(first);
+          }
         }
       }
     }
