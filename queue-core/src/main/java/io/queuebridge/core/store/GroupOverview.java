@@ -13,9 +13,18 @@ import java.util.Objects;
  * @param pending entries in the group's pending entry list, scheduled ones included
  * @param scheduled the scheduled entries among them
  * @param highestPendingOffset the highest offset of a pending entry; -1 when there is none
+ * @param blocked the scheduled entries that are {@linkplain PendingEntry#isBlocked() blocked}
+ *     behind their ordering key (BEHAVIOUR Q-ORDER); a store that does not count them may report
+ *     {@code scheduled}, which only makes an ordered queue's claims look for due entries more often
  */
 public record GroupOverview(
-    ConsumerGroupState group, int pending, int scheduled, long highestPendingOffset) {
+    ConsumerGroupState group, int pending, int scheduled, long highestPendingOffset, int blocked) {
+
+  /** An overview that counts every scheduled entry as possibly blocked. */
+  public GroupOverview(
+      ConsumerGroupState group, int pending, int scheduled, long highestPendingOffset) {
+    this(group, pending, scheduled, highestPendingOffset, scheduled);
+  }
 
   public GroupOverview {
     Objects.requireNonNull(group, "group");
@@ -31,6 +40,14 @@ public record GroupOverview(
               + scheduled
               + ": expected 0 <= scheduled <= pending");
     }
+    if (blocked < 0 || blocked > scheduled) {
+      throw new IllegalArgumentException(
+          "blocked "
+              + blocked
+              + " of "
+              + scheduled
+              + " scheduled: expected 0 <= blocked <= scheduled");
+    }
     if ((pending == 0) != (highestPendingOffset < 0)) {
       throw new IllegalArgumentException(
           "highestPendingOffset "
@@ -45,14 +62,26 @@ public record GroupOverview(
   public static GroupOverview of(ConsumerGroupState g) {
     List<PendingEntry> pending = g.pending();
     int scheduled = 0;
+    int blocked = 0;
     for (PendingEntry e : pending) {
       if (e.isScheduled()) {
         scheduled++;
       }
+      if (e.isBlocked()) {
+        blocked++;
+      }
     }
     long highest = pending.isEmpty() ? -1 : pending.get(pending.size() - 1).offset();
     return new GroupOverview(
-        g.withPending(List.of(), g.updatedAt()), pending.size(), scheduled, highest);
+        g.withPending(List.of(), g.updatedAt()), pending.size(), scheduled, highest, blocked);
+  }
+
+  /**
+   * Scheduled entries that are not blocked: messages not due when read, or released by their key;
+   * some may be claimable now.
+   */
+  public int waiting() {
+    return scheduled - blocked;
   }
 
   /** Entries a member holds: the pending ones that are not scheduled. */

@@ -89,7 +89,20 @@ final class Claims {
     Instant now = time.at(start);
     members.touch(g, consumerId, now);
     Duration visibility = visibility(config);
-    CursorPass pass = claimFromCursor(config, overview, consumerId, n, now, visibility, out);
+    if (!config.ordering().isNone() && overview.waiting() > 0) {
+      // An ordered queue (BEHAVIOUR Q-ORDER) hands out released keys first: they are older than
+      // anything the cursor would read, and a released entry left waiting keeps its key busy, so
+      // the cursor would block ever more messages behind it.
+      int firsts = steal(config, g, g.cursor(), consumerId, n, now, visibility, out);
+      if (out.size() >= n) {
+        return -1;
+      }
+      return claimFromCursor(
+              config, overview, overview.held() + firsts, consumerId, n, now, visibility, out)
+          .pelFull();
+    }
+    CursorPass pass =
+        claimFromCursor(config, overview, overview.held(), consumerId, n, now, visibility, out);
     if (out.size() < n) {
       steal(config, g, pass.cursor(), consumerId, n, now, visibility, out);
     }
@@ -105,6 +118,7 @@ final class Claims {
   private CursorPass claimFromCursor(
       QueueConfig config,
       GroupOverview overview,
+      int heldBefore,
       String consumerId,
       int n,
       Instant now,
@@ -114,7 +128,7 @@ final class Claims {
     String queue = g.queue();
     int max = settings.maxPelSize();
     // Scheduled entries (not due when read, BEHAVIOUR Q-DELAY) do not count against the cap.
-    int pelSize = overview.held();
+    int pelSize = heldBefore;
     // No head() or tail() call: readBatch raises a start below the head and ends at the tail, and
     // the messages carry their offsets (two store calls fewer per claim; two queries on a
     // database).
@@ -130,6 +144,7 @@ final class Claims {
       }
     }
     int claimed = 0;
+    int wanted = n - out.size(); // a steal before may have filled part of the claim
     int examined = 0;
     int scheduled = 0;
     int blocked = 0;
@@ -142,13 +157,13 @@ final class Claims {
     Instant visibleAt = now.plus(visibility);
     List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
     scan:
-    while (claimed < n && examined < GroupCoordinator.SCAN_LIMIT) {
+    while (claimed < wanted && examined < GroupCoordinator.SCAN_LIMIT) {
       if (max > 0 && pelSize >= max) {
         full = true;
         break;
       }
       List<Message> chunk =
-          queues.readBatch(queue, cursor, Math.min(n - claimed, GroupCoordinator.SCAN_LIMIT));
+          queues.readBatch(queue, cursor, Math.min(wanted - claimed, GroupCoordinator.SCAN_LIMIT));
       if (chunk.isEmpty()) {
         if (examined == 0) {
           cursor = Math.max(cursor, queues.head(queue)); // nothing to read: skip what was truncated
@@ -188,7 +203,7 @@ final class Claims {
         pelSize++;
         claimed++;
         out.add(delivery(g, e, m));
-        if (claimed >= n) {
+        if (claimed >= wanted) {
           break scan;
         }
         if (max > 0 && pelSize >= max) {
@@ -210,7 +225,7 @@ final class Claims {
       metrics.scheduled(scheduled);
       redeliveryDue(queue, g.id(), firstDue); // wake a consumer when the first one is due
     }
-    metrics.claimed(claimed, claimed < n);
+    metrics.claimed(claimed, claimed < wanted);
     return new CursorPass(full ? pelSize : -1, cursor);
   }
 
@@ -241,8 +256,10 @@ final class Claims {
   /**
    * Work stealing and due scheduled messages: the entries claimable now, earliest first, from the
    * store's due index ({@link ConsumerGroupStore#duePending}), page by page past the ones it skips.
+   *
+   * @return the scheduled entries that became first deliveries
    */
-  private void steal(
+  private int steal(
       QueueConfig config,
       ConsumerGroupState g,
       long cursor,
@@ -282,6 +299,7 @@ final class Claims {
         metrics.claimed(firsts.size(), false);
         redeliveryDue(queue, g.id(), now.plus(visibility));
       }
+      return firsts.size();
     } finally {
       metrics.stealLatencyNanos.add(System.nanoTime() - start);
     }
@@ -364,10 +382,8 @@ final class Claims {
       // due now: its first delivery, as a claim from the cursor would have made it
       PendingEntry first =
           new PendingEntry(e.offset(), consumerId, now, 1, now, now.plus(visibility), e.orderKey());
-      groups.updatePending(queue, g.id(), first);
+      firsts.add(first); // recorded by the caller, with the others, in one store call
       out.add(delivery(g, first, m));
-      metrics.claimed(1, false);
-      redeliveryDue(queue, g.id(), first.visibleAt());
       return;
     }
     PendingEntry moved =

@@ -132,7 +132,12 @@ public final class GroupTable {
       h = state(List.of());
       header = h;
     }
-    return new GroupOverview(h, pending.size(), pending.scheduledCount(), pending.highestOffset());
+    return new GroupOverview(
+        h,
+        pending.size(),
+        pending.scheduledCount(),
+        pending.highestOffset(),
+        pending.blockedCount());
   }
 
   /** The entry at {@code offset}, if any member holds it. */

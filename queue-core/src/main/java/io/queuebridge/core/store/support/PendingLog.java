@@ -41,6 +41,7 @@ final class PendingLog {
   private int tail;
   private int live;
   private int scheduled;
+  private int blocked;
   private final DueIndex byVisibility = new DueIndex(e -> get(e.offset()) == e);
   private final Map<String, TreeSet<Long>> byKey = new HashMap<>();
 
@@ -52,6 +53,11 @@ final class PendingLog {
   /** Live entries that are {@linkplain PendingEntry#isScheduled() scheduled}. */
   int scheduledCount() {
     return scheduled;
+  }
+
+  /** Live entries that are {@linkplain PendingEntry#isBlocked() blocked}. */
+  int blockedCount() {
+    return blocked;
   }
 
   /** The highest live offset, or -1 when there is none. */
@@ -184,6 +190,7 @@ final class PendingLog {
     tail = 0;
     live = 0;
     scheduled = 0;
+    blocked = 0;
     byVisibility.clear();
     byKey.clear();
   }
@@ -211,12 +218,18 @@ final class PendingLog {
   }
 
   private void keyAdded(PendingEntry e) {
+    if (e.isBlocked()) {
+      blocked++;
+    }
     if (e.hasOrderKey()) {
       byKey.computeIfAbsent(e.orderKey(), k -> new TreeSet<>()).add(e.offset());
     }
   }
 
   private void keyRemoved(PendingEntry e) {
+    if (e.isBlocked()) {
+      blocked--;
+    }
     if (e.hasOrderKey()) {
       TreeSet<Long> at = byKey.get(e.orderKey());
       if (at != null && at.remove(e.offset()) && at.isEmpty()) {

@@ -2019,6 +2019,10 @@ public abstract class StoreContractTest {
     assertThat(o.pending()).isEqualTo(2);
     assertThat(o.scheduled()).isEqualTo(1);
     assertThat(o.held()).isEqualTo(1);
+    assertThat(o.blocked())
+        .as("a store counts blocked entries, or reports every scheduled one")
+        .isEqualTo(1);
+    assertThat(o.waiting()).isZero();
   }
 
   @Test

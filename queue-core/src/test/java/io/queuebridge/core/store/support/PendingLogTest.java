@@ -118,6 +118,8 @@ class PendingLogTest {
           }
           assertThat(log.scheduledCount())
               .isEqualTo(model.values().stream().filter(PendingEntry::isScheduled).count());
+          assertThat(log.blockedCount())
+              .isEqualTo(model.values().stream().filter(PendingEntry::isBlocked).count());
           for (int k = 0; k < 6; k++) {
             String key = "k" + k;
             PendingEntry first =

@@ -1,0 +1,178 @@
+package io.queuebridge.core.group;
+
+import io.queuebridge.core.config.CursorOption;
+import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.OrderingKey;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.internal.group.GroupCoordinator;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.store.QueueStores;
+import io.queuebridge.core.store.Storage;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Per-key order (BEHAVIOUR Q-ORDER) against the same queue unordered, on the memory store: {@value
+ * #MESSAGES} messages with random keys out of {@code keys} are drained by {@value #CONSUMERS}
+ * competing members of one queue-mode group, each looping {@code claimBatch(batch)} + {@code
+ * ackAll} until everything is acknowledged. {@code ordering = key} orders the queue by the message
+ * key, and the drain checks that every key's messages are acknowledged in publish order; {@code
+ * ordering = none} is the reference, the same drain of the same messages without order. Each
+ * invocation is one whole drain, timed once ({@code SingleShotTime}); the store is built and filled
+ * in a per-invocation setup, which JMH does not time.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 5)
+@Measurement(iterations = 10)
+@Fork(
+    value = 1,
+    jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
+public class OrderedClaimBenchmark {
+  private static final String QUEUE = "bench";
+  private static final String GROUP = "g";
+  static final int MESSAGES = 100_000;
+  static final int CONSUMERS = 8;
+
+  @Param({"none", "key"})
+  public String ordering;
+
+  @Param({"1000", "100000"})
+  public int keys;
+
+  @Param({"10"})
+  public int batch;
+
+  private Storage storage;
+  private GroupCoordinator groups;
+  private ExecutorService pool;
+  private int[] keyOf; // by offset: the message's key number
+  private int[] seqOf; // by offset: its place among its key's messages
+  private AtomicLongArray acked; // by key: how many of its messages were acknowledged
+
+  @Setup(Level.Trial)
+  public void startPool() {
+    pool = Executors.newFixedThreadPool(CONSUMERS);
+  }
+
+  @TearDown(Level.Trial)
+  public void stopPool() {
+    pool.shutdownNow();
+  }
+
+  @Setup(Level.Invocation)
+  public void fill() {
+    storage = QueueStores.memory();
+    OrderingKey order = OrderingKey.parse("ordering", ordering);
+    storage
+        .queues()
+        .createQueue(
+            QueueConfig.durable(QUEUE)
+                .messageTtl(Duration.ZERO)
+                .maxDepth(MESSAGES)
+                .deliveryTimeout(Duration.ofDays(1))
+                .ordering(order)
+                .build());
+    groups = GroupCoordinator.builder(storage).build();
+    for (int c = 0; c < CONSUMERS; c++) {
+      groups.join(QUEUE, "", GROUP, "c" + c, CursorOption.resume(GroupMode.QUEUE));
+    }
+    keyOf = new int[MESSAGES];
+    seqOf = new int[MESSAGES];
+    int[] count = new int[keys];
+    SplittableRandom random = new SplittableRandom(42);
+    for (int i = 0; i < MESSAGES; i++) {
+      int k = random.nextInt(keys);
+      Message m =
+          Message.builder()
+              .topic("$queue/" + QUEUE)
+              .key(("key-" + k).getBytes(StandardCharsets.UTF_8))
+              .value(new byte[100])
+              .build();
+      int offset = (int) storage.queues().append(QUEUE, m);
+      keyOf[offset] = k;
+      seqOf[offset] = count[k]++;
+    }
+    acked = new AtomicLongArray(keys);
+    System.gc(); // the garbage of the set-up is not the drain's to collect
+  }
+
+  @TearDown(Level.Invocation)
+  public void close() {
+    storage.close();
+  }
+
+  /** All {@value #CONSUMERS} members drain the queue; returns the messages acknowledged. */
+  @Benchmark
+  public long drain() throws Exception {
+    boolean checkOrder = ordering.equals("key");
+    AtomicLong done = new AtomicLong();
+    List<Future<?>> members = new ArrayList<>();
+    for (int c = 0; c < CONSUMERS; c++) {
+      String me = "c" + c;
+      members.add(
+          pool.submit(
+              () -> {
+                while (done.get() < MESSAGES) {
+                  List<GroupDelivery> claimed = groups.claimBatch(QUEUE, GROUP, me, batch);
+                  if (claimed.isEmpty()) {
+                    Thread.onSpinWait();
+                    continue;
+                  }
+                  if (checkOrder) {
+                    for (GroupDelivery d : claimed) {
+                      int offset = (int) d.offset();
+                      long before = acked.getAndIncrement(keyOf[offset]);
+                      if (before != seqOf[offset]) {
+                        throw new IllegalStateException(
+                            "offset "
+                                + offset
+                                + " of key "
+                                + keyOf[offset]
+                                + " is message "
+                                + seqOf[offset]
+                                + " of its key, acknowledged after "
+                                + before);
+                      }
+                    }
+                  }
+                  if (!groups.ackAll(claimed).isEmpty()) {
+                    throw new IllegalStateException("not acked");
+                  }
+                  done.addAndGet(claimed.size());
+                }
+                return null;
+              }));
+    }
+    for (Future<?> f : members) {
+      f.get();
+    }
+    if (done.get() != MESSAGES) {
+      throw new IllegalStateException("drained " + done.get() + " of " + MESSAGES);
+    }
+    return done.get();
+  }
+}
