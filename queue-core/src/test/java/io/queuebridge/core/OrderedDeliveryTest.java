@@ -331,8 +331,12 @@ class OrderedDeliveryTest {
         io.queuebridge.core.message.Message.builder().key(key).value(new byte[0]).build());
   }
 
+  private static byte[] sha256(byte[] raw) throws Exception {
+    return java.security.MessageDigest.getInstance("SHA-256").digest(raw);
+  }
+
   @Test
-  void longKeysAreKeptByTheirDigestAndStayDistinct() {
+  void longKeysAreKeptByTheirDigestAndStayDistinct() throws Exception {
     byte[] a = new byte[1000];
     byte[] b = new byte[1000];
     b[999] = 1;
@@ -340,6 +344,15 @@ class OrderedDeliveryTest {
     assertThat(keyOf(new byte[0])).as("an empty key is a key").isEqualTo("b");
     assertThat(keyOf(new byte[32])).startsWith("b").hasSize(44);
     assertThat(keyOf(null)).as("no key").isNull();
+    Random random = new Random(3);
+    java.util.Base64.Encoder b64 = java.util.Base64.getEncoder().withoutPadding();
+    for (int n = 0; n < 80; n++) {
+      byte[] raw = new byte[n];
+      random.nextBytes(raw);
+      String expected =
+          n <= 32 ? "b" + b64.encodeToString(raw) : "h" + b64.encodeToString(sha256(raw));
+      assertThat(keyOf(raw)).as("%d bytes", n).isEqualTo(expected);
+    }
     assertThat(
             OrderingKey.NONE.keyOf(
                 io.queuebridge.core.message.Message.builder().key(a).value(a).build()))

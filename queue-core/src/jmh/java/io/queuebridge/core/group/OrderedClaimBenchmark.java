@@ -35,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Per-key order (BEHAVIOUR Q-ORDER) against the same queue unordered, on the memory store: {@value
- * #MESSAGES} messages with random keys out of {@code keys} are drained by {@value #CONSUMERS}
+ * #MESSAGES} messages with random keys out of {@code keys} are drained by {@code consumers}
  * competing members of one queue-mode group, each looping {@code claimBatch(batch)} + {@code
  * ackAll} until everything is acknowledged. {@code ordering = key} orders the queue by the message
  * key, and the drain checks that every key's messages are acknowledged in publish order; {@code
@@ -55,7 +55,6 @@ public class OrderedClaimBenchmark {
   private static final String QUEUE = "bench";
   private static final String GROUP = "g";
   static final int MESSAGES = 100_000;
-  static final int CONSUMERS = 8;
 
   @Param({"none", "key"})
   public String ordering;
@@ -66,6 +65,10 @@ public class OrderedClaimBenchmark {
   @Param({"10"})
   public int batch;
 
+  /** Competing members, each on its own thread. */
+  @Param({"8"})
+  public int consumers;
+
   private Storage storage;
   private GroupCoordinator groups;
   private ExecutorService pool;
@@ -75,7 +78,7 @@ public class OrderedClaimBenchmark {
 
   @Setup(Level.Trial)
   public void startPool() {
-    pool = Executors.newFixedThreadPool(CONSUMERS);
+    pool = Executors.newFixedThreadPool(consumers);
   }
 
   @TearDown(Level.Trial)
@@ -97,7 +100,7 @@ public class OrderedClaimBenchmark {
                 .ordering(order)
                 .build());
     groups = GroupCoordinator.builder(storage).build();
-    for (int c = 0; c < CONSUMERS; c++) {
+    for (int c = 0; c < consumers; c++) {
       groups.join(QUEUE, "", GROUP, "c" + c, CursorOption.resume(GroupMode.QUEUE));
     }
     keyOf = new int[MESSAGES];
@@ -125,13 +128,13 @@ public class OrderedClaimBenchmark {
     storage.close();
   }
 
-  /** All {@value #CONSUMERS} members drain the queue; returns the messages acknowledged. */
+  /** All the members drain the queue; returns the messages acknowledged. */
   @Benchmark
   public long drain() throws Exception {
     boolean checkOrder = ordering.equals("key");
     AtomicLong done = new AtomicLong();
     List<Future<?>> members = new ArrayList<>();
-    for (int c = 0; c < CONSUMERS; c++) {
+    for (int c = 0; c < consumers; c++) {
       String me = "c" + c;
       members.add(
           pool.submit(

@@ -6,7 +6,6 @@ import io.queuebridge.core.message.MessageProperties;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Base64;
 import java.util.Objects;
 
 /**
@@ -137,15 +136,46 @@ public final class OrderingKey {
    * h} and their SHA-256 digest in Base64 (neither is ever empty, and the two cannot collide).
    */
   static String encode(byte[] raw) {
-    Base64.Encoder b64 = Base64.getEncoder().withoutPadding();
     if (raw.length <= MAX_RAW_KEY_BYTES) {
-      return "b" + b64.encodeToString(raw);
+      return tagged('b', raw);
     }
     try {
-      return "h" + b64.encodeToString(MessageDigest.getInstance("SHA-256").digest(raw));
+      return tagged('h', MessageDigest.getInstance("SHA-256").digest(raw));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
+  }
+
+  private static final byte[] ALPHABET =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+          .getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * {@code tag} followed by {@code bytes} in Base64 without padding (RFC 4648's alphabet), built in
+   * one buffer: a claim of an ordered queue computes one per message.
+   */
+  private static String tagged(char tag, byte[] bytes) {
+    byte[] out = new byte[1 + (bytes.length * 4 + 2) / 3];
+    out[0] = (byte) tag;
+    int o = 1;
+    int i = 0;
+    for (; i + 2 < bytes.length; i += 3) {
+      int v = (bytes[i] & 0xFF) << 16 | (bytes[i + 1] & 0xFF) << 8 | (bytes[i + 2] & 0xFF);
+      out[o++] = ALPHABET[v >>> 18];
+      out[o++] = ALPHABET[(v >>> 12) & 0x3F];
+      out[o++] = ALPHABET[(v >>> 6) & 0x3F];
+      out[o++] = ALPHABET[v & 0x3F];
+    }
+    int left = bytes.length - i;
+    if (left > 0) {
+      int v = (bytes[i] & 0xFF) << 16 | (left == 2 ? (bytes[i + 1] & 0xFF) << 8 : 0);
+      out[o++] = ALPHABET[v >>> 18];
+      out[o++] = ALPHABET[(v >>> 12) & 0x3F];
+      if (left == 2) {
+        out[o++] = ALPHABET[(v >>> 6) & 0x3F];
+      }
+    }
+    return new String(out, 0, o, StandardCharsets.ISO_8859_1);
   }
 
   @Override

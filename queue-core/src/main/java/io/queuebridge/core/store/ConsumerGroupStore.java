@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -247,49 +246,34 @@ public interface ConsumerGroupStore {
   }
 
   /**
-   * The keys among {@code keys} that some pending entry of the group carries as its {@linkplain
-   * PendingEntry#orderKey() ordering key} (BEHAVIOUR Q-ORDER), in no particular order. A claim from
-   * the cursor of an ordered queue asks once per batch of messages it reads, and blocks each
-   * message whose key has an entry. A store should answer from an index by key without reading
-   * every entry (the memory and file stores keep one; the PostgreSQL store queries one). The
-   * default reads the whole group.
+   * For each key among {@code keys} that some pending entry of the group carries as its {@linkplain
+   * PendingEntry#orderKey() ordering key} (BEHAVIOUR Q-ORDER), the entry with the lowest offset of
+   * those carrying it; a key no entry carries has no mapping. A claim from the cursor of an ordered
+   * queue asks once per batch of messages it reads (a message whose key has an entry is blocked),
+   * and a settlement once per batch it settles (a key's lowest entry, if blocked, is made visible).
+   * A store should answer from an index by key without reading every entry (the memory and file
+   * stores keep one; the PostgreSQL store queries one). The default reads the whole group.
    *
-   * @param keys ordering keys, none empty
+   * @param keys ordering keys, none empty (duplicates allowed); when there are none the answer is
+   *     an empty map and the group is not looked up
+   * @return a new mutable map the caller may change
    * @throws IllegalArgumentException if a key is empty
    * @throws GroupNotFoundException if the group does not exist
    */
-  default Set<String> pendingKeys(String queue, String groupId, Collection<String> keys) {
+  default Map<String, PendingEntry> firstPendingByKey(
+      String queue, String groupId, Collection<String> keys) {
     StoreChecks.checkOrderKeys(queue, groupId, keys);
-    Set<String> found = new HashSet<>();
+    Map<String, PendingEntry> found = new HashMap<>();
     if (keys.isEmpty()) {
       return found;
     }
     Set<String> wanted = Set.copyOf(keys);
-    for (PendingEntry e : getGroup(queue, groupId).pending()) {
+    for (PendingEntry e : getGroup(queue, groupId).pending()) { // sorted by offset
       if (wanted.contains(e.orderKey())) {
-        found.add(e.orderKey());
+        found.putIfAbsent(e.orderKey(), e);
       }
     }
     return found;
-  }
-
-  /**
-   * The pending entry with the lowest offset of those carrying the ordering key {@code key}, or
-   * empty when none does (BEHAVIOUR Q-ORDER): when the engine settles an entry of a key, it makes
-   * this one visible if it is {@linkplain PendingEntry#isBlocked() blocked}. A store should answer
-   * from an index by key. The default reads the whole group.
-   *
-   * @throws IllegalArgumentException if {@code key} is empty
-   * @throws GroupNotFoundException if the group does not exist
-   */
-  default Optional<PendingEntry> firstPendingWithKey(String queue, String groupId, String key) {
-    StoreChecks.checkOrderKeys(queue, groupId, List.of(key));
-    for (PendingEntry e : getGroup(queue, groupId).pending()) { // sorted by offset
-      if (e.orderKey().equals(key)) {
-        return Optional.of(e);
-      }
-    }
-    return Optional.empty();
   }
 
   /**

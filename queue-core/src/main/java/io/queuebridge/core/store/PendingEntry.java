@@ -19,8 +19,7 @@ import java.util.Objects;
  * entry carries its message's ordering key ({@link #orderKey}; empty when the queue orders nothing
  * or the message has no key). A blocked entry is a scheduled entry visible {@link #NEVER}: the
  * engine makes it visible when the entry of its key before it is settled. Stores keep the key and
- * find entries by it ({@link ConsumerGroupStore#pendingKeys}, {@link
- * ConsumerGroupStore#firstPendingWithKey}).
+ * find entries by it ({@link ConsumerGroupStore#firstPendingByKey}).
  *
  * @param offset the message's offset
  * @param consumerId the member holding it

@@ -17,6 +17,7 @@ import io.queuebridge.core.store.QueueStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -248,7 +249,7 @@ final class Claims {
       }
     }
     if (fresh != null) {
-      busy.addAll(groups.pendingKeys(g.queue(), g.id(), fresh));
+      busy.addAll(groups.firstPendingByKey(g.queue(), g.id(), fresh).keySet());
     }
     return keys;
   }
@@ -473,20 +474,26 @@ final class Claims {
     groups.acknowledgePending(queue, group, e.consumerId(), e.offset(), e.deliveryCount(), now);
     metrics.pelChanged(-1);
     if (e.hasOrderKey() && !e.isBlocked()) {
-      keySettled(queue, group, e.orderKey(), now);
+      keysSettled(queue, group, List.of(e.orderKey()), now);
     }
   }
 
   /**
-   * After the entry of ordering key {@code key} that was not blocked left the group (acked,
-   * rejected, dead-lettered, dropped): makes the key's next entry visible at {@code now} if it is
-   * blocked (BEHAVIOUR Q-ORDER). A claim then takes it from the due index as a first delivery.
+   * After an entry of each of {@code keys} that was not blocked left the group (acked, rejected,
+   * dead-lettered, dropped): makes each key's next entry visible at {@code now} if it is blocked
+   * (BEHAVIOUR Q-ORDER), in one lookup for them all. A claim then takes them from the due index as
+   * first deliveries.
    */
-  void keySettled(String queue, String group, String key, Instant now) {
-    Optional<PendingEntry> next = groups.firstPendingWithKey(queue, group, key);
-    if (next.isPresent() && next.get().isBlocked()) {
-      groups.updatePending(queue, group, next.get().withVisibleAt(now));
-      releasedKeys++;
+  void keysSettled(String queue, String group, Collection<String> keys, Instant now) {
+    boolean any = false;
+    for (PendingEntry next : groups.firstPendingByKey(queue, group, keys).values()) {
+      if (next.isBlocked()) {
+        groups.updatePending(queue, group, next.withVisibleAt(now));
+        releasedKeys++;
+        any = true;
+      }
+    }
+    if (any) {
       redeliveryDue(queue, group, now);
     }
   }

@@ -77,7 +77,7 @@ final class Settlement {
     } else {
       remove(d.queue(), d.group(), d.consumerId(), d.offset(), d.deliveryCount(), now);
       if (!d.orderKey().isEmpty()) {
-        claims.keySettled(d.queue(), d.group(), d.orderKey(), now); // BEHAVIOUR Q-ORDER
+        claims.keysSettled(d.queue(), d.group(), List.of(d.orderKey()), now); // Q-ORDER
       }
     }
     metrics.acks.increment();
@@ -160,6 +160,7 @@ final class Settlement {
     int removed = 0;
     int count = 0;
     int[] index = null;
+    List<String> settledKeys = null;
     for (int i = 0; i < batch.length; i++) {
       ClaimedDelivery d = batch[i];
       if (state[i] != OWNED) {
@@ -199,10 +200,16 @@ final class Settlement {
           count++;
           String key = batch[index[k]].orderKey();
           if (!key.isEmpty()) {
-            claims.keySettled(queue, group, key, now); // BEHAVIOUR Q-ORDER
+            if (settledKeys == null) {
+              settledKeys = new ArrayList<>();
+            }
+            settledKeys.add(key);
           }
         }
       }
+    }
+    if (settledKeys != null) {
+      claims.keysSettled(queue, group, settledKeys, now); // BEHAVIOUR Q-ORDER, one lookup
     }
     if (checkpoint >= 0) {
       cursors.checkpoint(queue, group, checkpoint, now);

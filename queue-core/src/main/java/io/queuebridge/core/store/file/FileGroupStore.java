@@ -16,9 +16,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The consumer-group half of {@link FileStorage}: one {@link GroupLog} per group.
@@ -199,16 +199,13 @@ final class FileGroupStore implements ConsumerGroupStore {
 
   /** From the group's key index (O(1) per key). */
   @Override
-  public Set<String> pendingKeys(String queue, String groupId, Collection<String> keys) {
+  public Map<String, PendingEntry> firstPendingByKey(
+      String queue, String groupId, Collection<String> keys) {
     StoreChecks.checkOrderKeys(queue, groupId, keys);
-    return group(queue, groupId).pendingKeys(keys);
-  }
-
-  /** From the group's key index (O(log n)). */
-  @Override
-  public Optional<PendingEntry> firstPendingWithKey(String queue, String groupId, String key) {
-    StoreChecks.checkOrderKeys(queue, groupId, List.of(key));
-    return group(queue, groupId).firstPendingWithKey(key);
+    if (keys.isEmpty()) {
+      return new java.util.HashMap<>();
+    }
+    return group(queue, groupId).firstPendingByKey(keys);
   }
 
   /** One record for the whole claim (entries and cursor), so a crash keeps all of it or none. */

@@ -348,14 +348,9 @@ final class GroupLog {
     return table.duePending(now, after, limit);
   }
 
-  synchronized java.util.Set<String> pendingKeys(java.util.Collection<String> keys) {
+  synchronized Map<String, PendingEntry> firstPendingByKey(java.util.Collection<String> keys) {
     checkOpen();
-    return table.pendingKeys(keys);
-  }
-
-  synchronized java.util.Optional<PendingEntry> firstPendingWithKey(String key) {
-    checkOpen();
-    return table.firstPendingWithKey(key);
+    return table.firstPendingByKey(keys);
   }
 
   synchronized java.util.Optional<PendingEntry> pendingAt(long offset) {

@@ -16,9 +16,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The consumer-group half of {@link MemoryStorage}.
@@ -205,21 +205,15 @@ final class MemoryGroupStore implements ConsumerGroupStore {
 
   /** From the group's key index (O(1) per key). */
   @Override
-  public Set<String> pendingKeys(String queue, String groupId, Collection<String> keys) {
+  public Map<String, PendingEntry> firstPendingByKey(
+      String queue, String groupId, Collection<String> keys) {
     StoreChecks.checkOrderKeys(queue, groupId, keys);
-    GroupData d = data(queue, groupId);
-    synchronized (d) {
-      return d.live().pendingKeys(keys);
+    if (keys.isEmpty()) {
+      return new java.util.HashMap<>();
     }
-  }
-
-  /** From the group's key index (O(log n)). */
-  @Override
-  public Optional<PendingEntry> firstPendingWithKey(String queue, String groupId, String key) {
-    StoreChecks.checkOrderKeys(queue, groupId, List.of(key));
     GroupData d = data(queue, groupId);
     synchronized (d) {
-      return d.live().firstPendingWithKey(key);
+      return d.live().firstPendingByKey(keys);
     }
   }
 

@@ -12,11 +12,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Support for store implementers: one consumer group as mutable state, with the rules of {@link
@@ -164,23 +162,16 @@ public final class GroupTable {
     return pending.due(now, after, limit);
   }
 
-  /**
-   * {@link ConsumerGroupStore#pendingKeys}: the keys of {@code keys} some entry carries; O(1) per
-   * key.
-   */
-  public Set<String> pendingKeys(Collection<String> keys) {
-    Set<String> found = new HashSet<>();
+  /** {@link ConsumerGroupStore#firstPendingByKey}: O(1) per key. */
+  public Map<String, PendingEntry> firstPendingByKey(Collection<String> keys) {
+    Map<String, PendingEntry> found = new HashMap<>();
     for (String k : keys) {
-      if (pending.hasKey(k)) {
-        found.add(k);
+      PendingEntry e = pending.firstWithKey(k);
+      if (e != null) {
+        found.put(k, e);
       }
     }
     return found;
-  }
-
-  /** {@link ConsumerGroupStore#firstPendingWithKey}: O(log n). */
-  public Optional<PendingEntry> firstPendingWithKey(String key) {
-    return Optional.ofNullable(pending.firstWithKey(key));
   }
 
   /** Every pending entry, by offset. */

@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * The pending entries of one consumer group ({@link GroupTable}), sorted by offset, in a form that
@@ -43,7 +42,8 @@ final class PendingLog {
   private int scheduled;
   private int blocked;
   private final DueIndex byVisibility = new DueIndex(e -> get(e.offset()) == e);
-  private final Map<String, TreeSet<Long>> byKey = new HashMap<>();
+  // By ordering key: the key's only live entry (most keys have one), or a KeyRun of its offsets.
+  private final Map<String, Object> byKey = new HashMap<>();
 
   /** Live entries. */
   int size() {
@@ -213,8 +213,11 @@ final class PendingLog {
    * The live entry with the lowest offset of those carrying the ordering key {@code key}, or null.
    */
   PendingEntry firstWithKey(String key) {
-    TreeSet<Long> at = byKey.get(key);
-    return at == null ? null : get(at.first());
+    Object at = byKey.get(key);
+    if (at == null || at instanceof PendingEntry) {
+      return (PendingEntry) at;
+    }
+    return get(((KeyRun) at).first());
   }
 
   private void keyAdded(PendingEntry e) {
@@ -222,7 +225,12 @@ final class PendingLog {
       blocked++;
     }
     if (e.hasOrderKey()) {
-      byKey.computeIfAbsent(e.orderKey(), k -> new TreeSet<>()).add(e.offset());
+      Object at = byKey.putIfAbsent(e.orderKey(), e);
+      if (at instanceof PendingEntry only) {
+        byKey.put(e.orderKey(), new KeyRun(only.offset(), e.offset()));
+      } else if (at != null) {
+        ((KeyRun) at).add(e.offset());
+      }
     }
   }
 
@@ -231,10 +239,73 @@ final class PendingLog {
       blocked--;
     }
     if (e.hasOrderKey()) {
-      TreeSet<Long> at = byKey.get(e.orderKey());
-      if (at != null && at.remove(e.offset()) && at.isEmpty()) {
-        byKey.remove(e.orderKey());
+      Object at = byKey.get(e.orderKey());
+      if (at instanceof PendingEntry only) {
+        if (only.offset() == e.offset()) {
+          byKey.remove(e.orderKey());
+        }
+      } else if (at != null) {
+        KeyRun run = (KeyRun) at;
+        if (run.remove(e.offset()) && run.size() == 1) {
+          byKey.put(e.orderKey(), get(run.first())); // back to the single entry
+        }
       }
+    }
+  }
+
+  /**
+   * The offsets of two or more live entries of one ordering key, ascending: appended at the end in
+   * the common case (the cursor reads in offset order), removed mostly from the front.
+   */
+  private static final class KeyRun {
+    private long[] offsets = new long[4];
+    private int head;
+    private int tail;
+
+    KeyRun(long a, long b) {
+      offsets[0] = Math.min(a, b);
+      offsets[1] = Math.max(a, b);
+      tail = 2;
+    }
+
+    int size() {
+      return tail - head;
+    }
+
+    long first() {
+      return offsets[head];
+    }
+
+    void add(long offset) {
+      if (tail == offsets.length) {
+        int n = tail - head;
+        long[] grown = n * 2 > offsets.length ? new long[offsets.length * 2] : offsets;
+        System.arraycopy(offsets, head, grown, 0, n);
+        offsets = grown;
+        head = 0;
+        tail = n;
+      }
+      int at = tail;
+      while (at > head && offsets[at - 1] > offset) {
+        at--; // below the highest: after a cursor rewind
+      }
+      System.arraycopy(offsets, at, offsets, at + 1, tail - at);
+      offsets[at] = offset;
+      tail++;
+    }
+
+    boolean remove(long offset) {
+      if (offsets[head] == offset) {
+        head++;
+        return true;
+      }
+      int i = Arrays.binarySearch(offsets, head, tail, offset);
+      if (i < 0) {
+        return false;
+      }
+      System.arraycopy(offsets, i + 1, offsets, i, tail - i - 1);
+      tail--;
+      return true;
     }
   }
 

@@ -267,24 +267,28 @@ public final class StoreChecks {
   }
 
   /**
-   * Checks the arguments of {@code pendingKeys} and {@code firstPendingWithKey}: none null, no key
-   * empty (the empty key means "no ordering key" and is never looked up).
+   * Checks the arguments of {@code firstPendingByKey}: none null, no key empty (the empty key means
+   * "no ordering key" and is never looked up).
    */
   public static void checkOrderKeys(String queue, String groupId, Collection<String> keys) {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(keys, "keys");
     for (String k : keys) {
-      if (k == null || k.isEmpty()) {
-        throw new IllegalArgumentException(
-            "ordering key lookup in group "
-                + groupId
-                + " on queue "
-                + queue
-                + ": key is "
-                + (k == null ? "null" : "empty")
-                + "; expected a non-empty ordering key");
-      }
+      checkKey(queue, groupId, k);
+    }
+  }
+
+  private static void checkKey(String queue, String groupId, String k) {
+    if (k == null || k.isEmpty()) {
+      throw new IllegalArgumentException(
+          "ordering key lookup in group "
+              + groupId
+              + " on queue "
+              + queue
+              + ": key is "
+              + (k == null ? "null" : "empty")
+              + "; expected a non-empty ordering key");
     }
   }
 }

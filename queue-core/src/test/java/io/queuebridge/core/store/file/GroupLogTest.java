@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -252,7 +253,7 @@ class GroupLogTest {
     groups = reopen(config());
     assertThat(groups.getAllPending(Q, G))
         .containsExactly(new PendingEntry(0, "c", T0, 1, T0, T0), keyed, blocked);
-    assertThat(groups.firstPendingWithKey(Q, G, "bazz")).contains(keyed);
+    assertThat(firstWithKey(groups, Q, G, "bazz")).contains(keyed);
     // a single put and a whole-group write upgrade an old log the same way
     groups.updateGroup(groups.getGroup(Q, G).withPending(List.of(), T0));
     assertThat(versionOnDisk()).as("a version-2 log is not downgraded").isEqualTo(2);
@@ -275,5 +276,11 @@ class GroupLogTest {
     groups = reopen(config());
     assertThat(groups.getGroup(Q, G)).isEqualTo(before);
     assertThat(groups.getAllPending(Q, G)).hasSize(50).contains(keyed);
+  }
+
+  /** The lowest entry carrying {@code key}, through {@code firstPendingByKey}. */
+  private static Optional<PendingEntry> firstWithKey(
+      ConsumerGroupStore groups, String queue, String group, String key) {
+    return Optional.ofNullable(groups.firstPendingByKey(queue, group, List.of(key)).get(key));
   }
 }
