@@ -1,6 +1,7 @@
 package io.queuebridge.cli;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.queuebridge.core.config.OrderingKey;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.RetentionPolicy;
 import io.queuebridge.core.config.RetryPolicy;
@@ -21,7 +22,7 @@ import picocli.CommandLine.Parameters;
       "Shows one queue or stream.",
       "",
       "Its stored configuration (type, durability, the reserved flag of protected streams, topic"
-          + " filters, retention, limits, retry policy), its head and tail with when those"
+          + " filters, retention, limits, retry policy, per-key ordering), its head and tail with when those"
           + " messages were accepted, its dead-letter queue and how many messages that holds, and"
           + " its consumer groups.",
       ""
@@ -72,6 +73,7 @@ final class DescribeCommand extends StoreCommand {
       String ackDurability,
       long dedupWindowMs,
       long maxDelayMs,
+      String ordering,
       int batchSize,
       long heartbeatTimeoutMs,
       Long expiresAfterMs,
@@ -117,6 +119,7 @@ final class DescribeCommand extends StoreCommand {
             ? "0 (delayed publishes refused)"
             : Text.duration(Duration.ofMillis(d.maxDelayMs()))
       },
+      {"Ordering", ordering(d.ordering())},
       {"Batch size", d.batchSize() == 0 ? "the manager's" : Integer.toString(d.batchSize())},
       {
         "Heartbeat timeout",
@@ -185,6 +188,7 @@ final class DescribeCommand extends StoreCommand {
         q.ackDurability().name().toLowerCase(Locale.ROOT),
         q.dedupWindow().toMillis(),
         q.maxDelay().toMillis(),
+        q.ordering().toString(),
         q.batchSize(),
         q.heartbeatTimeout().toMillis(),
         q.durable() ? null : q.expiresAfter().toMillis(),
@@ -224,6 +228,20 @@ final class DescribeCommand extends StoreCommand {
 
   private static String ttl(long ms) {
     return ms == 0 ? "0 (never expires)" : Text.duration(Duration.ofMillis(ms));
+  }
+
+  /** The ordering's text form ({@link OrderingKey#toString}) for people. */
+  private static String ordering(String text) {
+    OrderingKey o = OrderingKey.parse("ordering", text);
+    if (o.isNone()) {
+      return "none";
+    }
+    if (o.equals(OrderingKey.MESSAGE_KEY)) {
+      return "by message key (a group hands out one message per key at a time, in offset order)";
+    }
+    return "by property "
+        + o.propertyName()
+        + " (a group hands out one message per value at a time, in offset order)";
   }
 
   private static String retry(Retry r) {

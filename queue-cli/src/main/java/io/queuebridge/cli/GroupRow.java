@@ -17,7 +17,12 @@ import java.util.Locale;
  *     of {@code ConsumerGroups.lag})
  * @param pending entries in the group's pending entry list that a member holds (claimed, not
  *     settled)
- * @param scheduled entries read before their due time, not delivered yet (BEHAVIOUR Q-DELAY)
+ * @param scheduled entries no member holds that wait for their due time (read before it: BEHAVIOUR
+ *     Q-DELAY), or are due and wait for the next claim (the next message of an ordering key once
+ *     the one before it was settled)
+ * @param blocked entries of an ordered queue read while an earlier message of their ordering key
+ *     was pending, held back until it is settled (BEHAVIOUR Q-ORDER; {@link
+ *     PendingEntry#isBlocked})
  * @param redelivered pending entries delivered more than once
  * @param consumers the group's members
  * @param oldestPendingAgeMs how long ago the oldest held pending entry was first delivered; null
@@ -31,6 +36,7 @@ record GroupRow(
     long lag,
     int pending,
     int scheduled,
+    int blocked,
     int redelivered,
     int consumers,
     Long oldestPendingAgeMs) {
@@ -43,6 +49,7 @@ record GroupRow(
     "LAG",
     "PENDING",
     "SCHEDULED",
+    "BLOCKED",
     "REDELIVERED",
     "CONSUMERS",
     "OLDEST-PENDING-AGE"
@@ -52,7 +59,12 @@ record GroupRow(
     Instant oldest = null;
     int redelivered = 0;
     int scheduled = 0;
+    int blocked = 0;
     for (PendingEntry e : g.pending()) {
+      if (e.isBlocked()) {
+        blocked++;
+        continue;
+      }
       if (e.isScheduled()) {
         scheduled++;
         continue;
@@ -70,8 +82,9 @@ record GroupRow(
         g.cursor(),
         g.committed(),
         Math.max(0, tail - g.committed()),
-        g.pending().size() - scheduled,
+        g.pending().size() - scheduled - blocked,
         scheduled,
+        blocked,
         redelivered,
         g.consumers().size(),
         Text.millisSince(oldest, now));
@@ -86,6 +99,7 @@ record GroupRow(
       lag,
       pending,
       scheduled,
+      blocked,
       redelivered,
       consumers,
       Text.age(oldestPendingAgeMs)

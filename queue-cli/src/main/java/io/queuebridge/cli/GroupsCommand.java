@@ -15,8 +15,12 @@ import picocli.CommandLine.Parameters;
       "Lists the consumer groups of a queue, or their members.",
       "",
       "For each group (or only GROUP): mode, cursor, committed offset, lag (tail - committed),"
-          + " pending entries, how many of those were delivered more than once, members, and the"
-          + " age of the oldest pending entry. With --members, the groups' members instead.",
+          + " pending entries a member holds, scheduled ones no member holds yet (delayed"
+          + " messages read before their due time; the next message of an ordering key once the"
+          + " one before it was settled), blocked ones (held back behind an earlier message of"
+          + " their ordering key on a queue with per-key ordering), how many held entries were"
+          + " delivered more than once, members, and the age of the oldest held entry. With"
+          + " --members, the groups' members instead.",
       ""
     },
     footer = {

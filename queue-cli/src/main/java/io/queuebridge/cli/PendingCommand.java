@@ -13,7 +13,10 @@ import picocli.CommandLine.Parameters;
       "Lists the pending entries of a consumer group.",
       "",
       "The messages claimed and not yet settled, by offset: who holds each, how often it was"
-          + " delivered, when it was claimed, how long ago, and when another member may claim it.",
+          + " delivered, when it was claimed, how long ago, and when another member may claim it."
+          + " Entries no member holds yet have no consumer and 0 deliveries: a delayed message"
+          + " read before its due time (VISIBLE-AT is that time), or, on a queue with per-key"
+          + " ordering, one blocked behind an earlier message of its key (VISIBLE-AT blocked).",
       ""
     },
     footer = {

@@ -12,7 +12,9 @@ import java.time.Instant;
  * @param claimedAt when it was last claimed (or stolen, or renewed)
  * @param idleMs time since {@code claimedAt}
  * @param firstClaimedAt when it was first delivered
- * @param visibleAt when another member may claim it
+ * @param visibleAt when another member may claim it; null while {@code blocked}
+ * @param blocked whether the entry is held back behind an earlier message of its ordering key
+ *     (BEHAVIOUR Q-ORDER; {@link PendingEntry#isBlocked}): claimable once that one is settled
  */
 record PendingRow(
     long offset,
@@ -21,7 +23,8 @@ record PendingRow(
     Instant claimedAt,
     long idleMs,
     Instant firstClaimedAt,
-    Instant visibleAt) {
+    Instant visibleAt,
+    boolean blocked) {
 
   static final String[] COLUMNS = {
     "OFFSET", "CONSUMER", "DELIVERIES", "CLAIMED-AT", "IDLE", "FIRST-CLAIMED-AT", "VISIBLE-AT"
@@ -35,7 +38,8 @@ record PendingRow(
         e.claimedAt(),
         Text.millisSince(e.claimedAt(), now),
         e.firstClaimedAt(),
-        e.visibleAt());
+        e.isBlocked() ? null : e.visibleAt(),
+        e.isBlocked());
   }
 
   Object[] cells() {
@@ -46,7 +50,7 @@ record PendingRow(
       Text.instant(claimedAt),
       Text.age(idleMs),
       Text.instant(firstClaimedAt),
-      Text.instant(visibleAt)
+      blocked ? "blocked" : Text.instant(visibleAt)
     };
   }
 }

@@ -37,6 +37,7 @@ Retry policy:       10 retries, backoff 5s x2.0 up to 5m, give up after 1d
 Ack durability:     default
 Dedup window:       off
 Max delay:          7d
+Ordering:           none
 Batch size:         the manager's
 Heartbeat timeout:  the manager's
 Expires after:      - (durable)
@@ -46,9 +47,50 @@ Tail:               6 (last message 5, accepted 2025-01-31T09:30:00Z)
 Messages:           6
 
 Groups:
-GROUP    MODE   CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
-workers  queue  5       1          5    3        0          1            2          50m00s
+GROUP    MODE   CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  BLOCKED  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
+workers  queue  5       1          5    3        0          0        1            2          50m00s
 """);
+    }
+  }
+
+  // POSTGRES joins once the postgres store keeps ordering keys.
+  @ParameterizedTest
+  @EnumSource(
+      value = FixtureStore.Kind.class,
+      names = {"MEMORY", "FILE"})
+  void showsTheOrderingAndTheEntriesBlockedBehindTheirKey(FixtureStore.Kind kind) throws Exception {
+    try (FixtureStore store = FixtureStore.create(kind, dir)) {
+      store.amend(StoreFixture::fillOrdered);
+
+      Cli.Run ordered = store.run("describe", "ordered");
+      assertThat(ordered.err()).isEmpty();
+      assertThat(ordered.status()).isZero();
+      assertThat(ordered.out())
+          .contains(
+              "Ordering:           by message key (a group hands out one message per key at a"
+                  + " time, in offset order)\n")
+          .contains(
+              "GROUP  MODE   CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  BLOCKED  REDELIVERED "
+                  + " CONSUMERS  OLDEST-PENDING-AGE\n"
+                  + "w      queue  5       1          4    1        2          1        0          "
+                  + "  1          1h00m\n");
+      assertThat(store.run("describe", "tenants").out())
+          .contains(
+              "Ordering:           by property tenant (a group hands out one message per value at"
+                  + " a time, in offset order)\n");
+
+      ObjectMapper json = new ObjectMapper();
+      JsonNode d = json.readTree(store.run("describe", "ordered", "-o", "json").out());
+      assertThat(d.get("ordering").asText()).isEqualTo("key");
+      JsonNode group = d.get("groups").get(0);
+      assertThat(group.get("pending").asInt()).as("2, held").isEqualTo(1);
+      assertThat(group.get("scheduled").asInt()).as("1 released, 4 not due").isEqualTo(2);
+      assertThat(group.get("blocked").asInt()).as("3, behind 1").isEqualTo(1);
+      assertThat(
+              json.readTree(store.run("describe", "tenants", "-o", "json").out())
+                  .get("ordering")
+                  .asText())
+          .isEqualTo("property:tenant");
     }
   }
 
@@ -71,7 +113,7 @@ workers  queue  5       1          5    3        0          1            2      
           .contains("Dead-letter queue:  $dlq/orders (not created yet: no dead letters)\n")
           .contains("Head:               0 (accepted 2025-01-31T09:03:20Z)\n")
           .contains(
-              "archiver  stream  3       2          1    0        0          0            1          -\n");
+              "archiver  stream  3       2          1    0        0          0        0            1          -\n");
     }
   }
 
@@ -99,6 +141,7 @@ workers  queue  5       1          5    3        0          1            2      
       assertThat(d.get("messageTtlMs").asLong()).isEqualTo(7 * 86_400_000L);
       assertThat(d.get("dedupWindowMs").asLong()).as("off").isZero();
       assertThat(d.get("maxDelayMs").asLong()).isEqualTo(7L * 24 * 3600 * 1000);
+      assertThat(d.get("ordering").asText()).isEqualTo("none");
       assertThat(d.get("batchSize").asInt()).as("the manager's").isZero();
       assertThat(d.get("heartbeatTimeoutMs").asLong()).as("the manager's").isZero();
       assertThat(d.get("head").asLong()).isZero();

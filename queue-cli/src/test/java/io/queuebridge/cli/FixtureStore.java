@@ -7,6 +7,7 @@ import io.queuebridge.core.store.Storage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The {@link StoreFixture} in a store of one kind, and how a command names it: an embedded {@code
@@ -25,17 +26,19 @@ final class FixtureStore implements AutoCloseable {
   private final StoreOpener opener;
   private final List<String> storeArgs;
   private final AutoCloseable resource;
-
-  private FixtureStore(Storage memory, StoreOpener opener, List<String> storeArgs) {
-    this(memory, opener, storeArgs, null);
-  }
+  private final Supplier<Storage> reopen;
 
   private FixtureStore(
-      Storage memory, StoreOpener opener, List<String> storeArgs, AutoCloseable resource) {
+      Storage memory,
+      StoreOpener opener,
+      List<String> storeArgs,
+      AutoCloseable resource,
+      Supplier<Storage> reopen) {
     this.memory = memory;
     this.opener = opener;
     this.storeArgs = storeArgs;
     this.resource = resource;
+    this.reopen = reopen;
   }
 
   /**
@@ -54,7 +57,12 @@ final class FixtureStore implements AutoCloseable {
     }
     List<String> args = new ArrayList<>(List.of("--store-type", "postgres"));
     db.config().forEach((k, v) -> args.addAll(List.of("--store", k + "=" + v)));
-    return new FixtureStore(null, StoreOpener.existingStores(), args, db);
+    return new FixtureStore(
+        null,
+        StoreOpener.existingStores(),
+        args,
+        db,
+        () -> QueueStores.open("postgres", db.config()));
   }
 
   static FixtureStore create(Kind kind, Path dir) {
@@ -64,7 +72,12 @@ final class FixtureStore implements AutoCloseable {
     if (kind == Kind.MEMORY) {
       Storage storage = QueueStores.memory();
       StoreFixture.fill(storage);
-      return new FixtureStore(storage, serving(storage), List.of("--store-type", "memory"));
+      return new FixtureStore(
+          storage,
+          serving(storage),
+          List.of("--store-type", "memory"),
+          null,
+          () -> unclosable(storage));
     }
     Path path = dir.resolve("store");
     try (Storage storage = QueueStores.file(path)) {
@@ -73,7 +86,9 @@ final class FixtureStore implements AutoCloseable {
     return new FixtureStore(
         null,
         StoreOpener.existingStores(),
-        List.of("--store-type", "file", "--store", "path=" + path));
+        List.of("--store-type", "file", "--store", "path=" + path),
+        null,
+        () -> QueueStores.file(path));
   }
 
   /**
@@ -107,6 +122,22 @@ final class FixtureStore implements AutoCloseable {
       @Override
       public void close() {}
     };
+  }
+
+  /**
+   * Adds to the fixture: {@code change} gets the store open for writing (the embedded memory store,
+   * or the file or PostgreSQL store opened again), which is closed after it, before any command
+   * runs on it.
+   */
+  void amend(Change change) throws Exception {
+    try (Storage storage = reopen.get()) {
+      change.apply(storage);
+    }
+  }
+
+  /** A change {@link #amend} makes. */
+  interface Change {
+    void apply(Storage storage) throws Exception;
   }
 
   /** Runs {@code args} followed by the options naming this store. */

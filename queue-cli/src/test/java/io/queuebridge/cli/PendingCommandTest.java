@@ -48,6 +48,37 @@ OFFSET  CONSUMER   DELIVERIES  CLAIMED-AT            IDLE    FIRST-CLAIMED-AT   
     }
   }
 
+  // POSTGRES joins once the postgres store keeps ordering keys.
+  @ParameterizedTest
+  @EnumSource(
+      value = FixtureStore.Kind.class,
+      names = {"MEMORY", "FILE"})
+  void anEntryBlockedBehindItsKeyShowsAsBlocked(FixtureStore.Kind kind) throws Exception {
+    try (FixtureStore store = FixtureStore.create(kind, dir)) {
+      store.amend(StoreFixture::fillOrdered);
+      Cli.Run run = store.run("pending", "ordered", "w");
+
+      assertThat(run.err()).isEmpty();
+      assertThat(run.status()).isZero();
+      assertThat(run.out())
+          .isEqualTo(
+"""
+OFFSET  CONSUMER  DELIVERIES  CLAIMED-AT            IDLE   FIRST-CLAIMED-AT      VISIBLE-AT
+1                 0           2025-01-31T09:00:00Z  1h00m  2025-01-31T09:00:00Z  2025-01-31T09:00:00Z
+2       w-1       1           2025-01-31T09:00:00Z  1h00m  2025-01-31T09:00:00Z  2025-01-31T09:00:30Z
+3                 0           2025-01-31T09:00:00Z  1h00m  2025-01-31T09:00:00Z  blocked
+4                 0           2025-01-31T09:00:00Z  1h00m  2025-01-31T09:00:00Z  2025-01-31T09:10:00Z
+""");
+      JsonNode json =
+          new ObjectMapper().readTree(store.run("pending", "ordered", "w", "-o", "json").out());
+      assertThat(json.get(2).get("offset").asLong()).isEqualTo(3);
+      assertThat(json.get(2).get("blocked").asBoolean()).isTrue();
+      assertThat(json.get(2).get("visibleAt").isNull()).isTrue();
+      assertThat(json.get(3).get("blocked").asBoolean()).as("delayed, not blocked").isFalse();
+      assertThat(json.get(3).get("visibleAt").asText()).isEqualTo("2025-01-31T09:10:00Z");
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(FixtureStore.Kind.class)
   void aStreamGroupHasNoPendingEntries(FixtureStore.Kind kind) {

@@ -5,6 +5,7 @@ import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.config.CursorOption;
 import io.queuebridge.core.config.GroupMode;
+import io.queuebridge.core.config.OrderingKey;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.RetentionPolicy;
 import io.queuebridge.core.group.ConsumerGroups;
@@ -12,6 +13,7 @@ import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.message.Header;
 import io.queuebridge.core.message.KafkaCoordinates;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.message.TimestampType;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.Storage;
@@ -86,6 +88,46 @@ final class StoreFixture {
     groups.commitCursor("orders", "archiver", 3);
     groups.commitOffset("orders", "archiver", 2);
     manager.stop();
+  }
+
+  /**
+   * Two queues with per-key ordering, beside the fixture ({@link FixtureStore#amend}): {@code
+   * ordered} (by message key) holds k1, k1, k2, k1 (offsets 0-3) and a k3 delayed by 10 minutes
+   * (4), all published at {@link #T0}; one claim of member {@code w-1} of group {@code w} takes 0
+   * and 2, blocks 1 and 3 behind 0 and keeps 4 until due; then 0 is acknowledged, which releases 1
+   * (no member holds it yet). So: 2 held, 1 and 4 scheduled, 3 blocked; committed 1. {@code
+   * tenants} (by property {@code tenant}) is empty.
+   */
+  static void fillOrdered(Storage storage) throws InterruptedException {
+    QueueManager manager =
+        new QueueManager(storage, QueueManagerConfig.builder().clock(new MutableClock(T0)).build());
+    manager.createQueue(
+        QueueConfig.durable("ordered")
+            .topics("ordered/#")
+            .ordering(OrderingKey.MESSAGE_KEY)
+            .build());
+    manager.createQueue(
+        QueueConfig.durable("tenants")
+            .topics("tenants/#")
+            .ordering(OrderingKey.property("tenant"))
+            .build());
+    for (String key : List.of("k1", "k1", "k2", "k1")) {
+      manager.publishTo("ordered", keyed(key).build());
+    }
+    manager.publishTo("ordered", keyed("k3").delay(Duration.ofMinutes(10)).build());
+    manager.subscribeExisting("ordered", null, "w-1", "w");
+    List<GroupDelivery> out = manager.consumerGroups().claimBatch("ordered", "w", "w-1", 10);
+    List<Long> offsets = out.stream().map(GroupDelivery::offset).toList();
+    if (!offsets.equals(List.of(0L, 2L))) {
+      throw new IllegalStateException(
+          "the ordered fixture's claim took offsets " + offsets + "; expected [0, 2]");
+    }
+    out.get(0).ack();
+    manager.stop();
+  }
+
+  private static PublishRequest.Builder keyed(String key) {
+    return PublishRequest.builder("ordered/x").key(utf8(key)).value(utf8("v"));
   }
 
   private static Message job(int i, Instant at) {

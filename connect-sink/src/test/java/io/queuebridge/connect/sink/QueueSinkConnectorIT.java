@@ -5,23 +5,36 @@ import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.config.OrderingKey;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.RetentionPolicy;
+import io.queuebridge.core.config.RetryPolicy;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.message.Header;
 import io.queuebridge.core.message.KafkaCoordinates;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.TimestampType;
+import io.queuebridge.core.store.ConsumerGroupState;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -437,6 +450,204 @@ class QueueSinkConnectorIT {
                 + " beyond the maxDelay of queue 'delay-work'; expected at most PT1M (60000 ms)");
     assertThat(SinkTestSupport.tail(store, "delay-declared")).isZero();
     cluster.deleteConnector(connector);
+  }
+
+  /**
+   * Kafka's per-key order kept through to competing consumers ({@code queue.routing=matching} into
+   * a classic queue with {@code ordering=key}): 3,000 records over 50 keys on a topic of 3
+   * partitions (the key picks the partition, so each key's records sit in one partition in produce
+   * order), written by 3 sink tasks while 4 members of one group claim, nack a few (with no delay)
+   * and acknowledge (BEHAVIOUR Q-ORDER). The sink keeps the record key as the message key; at no
+   * time are two messages of one key held at once (by two members, or by one in a batch), and every
+   * key's messages are acknowledged in produce order. A member holds a key from its claim until
+   * just before it settles the message. Real time: the worker's clock cannot be injected.
+   */
+  @Test
+  void anOrderedQueueKeepsKafkasPerKeyOrderThroughToCompetingConsumers() throws Exception {
+    String topic = "ordered.in";
+    String queue = "ordered-work";
+    String connector = "ordered";
+    int partitions = 3;
+    int keys = 50;
+    int records = 3_000;
+    int members = 4;
+    cluster.kafka().createTopic(topic, partitions);
+    await("a leader for every partition of " + topic)
+        .atMost(TIMEOUT)
+        .until(
+            () ->
+                cluster
+                    .kafka()
+                    .describeTopics(topic)
+                    .get(topic)
+                    .map(
+                        d ->
+                            d.partitions().size() == partitions
+                                && d.partitions().stream().allMatch(p -> p.leader() != null))
+                    .orElse(false));
+
+    // Produced first: each key's sequence in produce order, and the partition each key went to.
+    Map<String, List<Integer>> produced = new HashMap<>();
+    Map<String, Set<Integer>> partitionsOfKey = new HashMap<>();
+    Map<Integer, List<Long>> offsetsInSendOrder = new HashMap<>();
+    Random random = new Random(11);
+    try (KafkaProducer<byte[], byte[]> p = producer()) {
+      List<Future<RecordMetadata>> sends = new ArrayList<>();
+      List<String> keyOfSend = new ArrayList<>();
+      for (int seq = 0; seq < records; seq++) {
+        String key = "key-" + random.nextInt(keys);
+        produced.computeIfAbsent(key, k -> new ArrayList<>()).add(seq);
+        keyOfSend.add(key);
+        sends.add(p.send(new ProducerRecord<>(topic, bytes(key), bytes(key + ":" + seq))));
+      }
+      p.flush();
+      for (int i = 0; i < records; i++) {
+        RecordMetadata meta = sends.get(i).get();
+        partitionsOfKey
+            .computeIfAbsent(keyOfSend.get(i), k -> new HashSet<>())
+            .add(meta.partition());
+        offsetsInSendOrder
+            .computeIfAbsent(meta.partition(), k -> new ArrayList<>())
+            .add(meta.offset());
+      }
+    }
+    assertThat(partitionsOfKey).as("records of every key").hasSize(keys);
+    assertThat(partitionsOfKey.values())
+        .as("each key in one partition")
+        .allMatch(s -> s.size() == 1);
+    assertThat(offsetsInSendOrder).as("every partition holds some keys").hasSize(partitions);
+    offsetsInSendOrder.forEach(
+        (partition, offsets) ->
+            assertThat(offsets)
+                .as("partition %d: Kafka's order is the produce order, without gaps", partition)
+                .isSorted()
+                .doesNotHaveDuplicates()
+                .hasSize((int) (offsets.get(offsets.size() - 1) - offsets.get(0) + 1)));
+
+    try (SharedStores.Lease lease =
+        SharedStores.acquire("file", SinkTestSupport.fileStore(store))) {
+      QueueManager m = lease.manager();
+      m.createQueue(
+          QueueConfig.durable(queue)
+              .topics(topic)
+              .ordering(OrderingKey.MESSAGE_KEY)
+              .retryPolicy(new RetryPolicy(1_000, Duration.ZERO, Duration.ZERO, 1.0, Duration.ZERO))
+              .build());
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < members; i++) {
+        ids.add("ordered-" + i);
+        m.subscribe(queue, "", ids.get(i), "g");
+      }
+      long blockedBefore = m.consumerGroups().metrics().blocked();
+
+      Map<String, List<Integer>> acked = new ConcurrentHashMap<>();
+      Map<String, String> holders = new ConcurrentHashMap<>();
+      List<String> violations = Collections.synchronizedList(new ArrayList<>());
+      Map<String, AtomicInteger> ackedBy = new ConcurrentHashMap<>();
+      AtomicInteger done = new AtomicInteger();
+      AtomicInteger nacks = new AtomicInteger();
+      AtomicBoolean stop = new AtomicBoolean();
+      ExecutorService pool = Executors.newFixedThreadPool(members);
+      List<Future<?>> workers = new ArrayList<>();
+      try {
+        for (int w = 0; w < members; w++) {
+          String me = ids.get(w);
+          Random r = new Random(w);
+          ackedBy.put(me, new AtomicInteger());
+          workers.add(
+              pool.submit(
+                  () -> {
+                    while (!stop.get() && done.get() < records) {
+                      long tail = lease.storage().queues().tail(queue);
+                      List<GroupDelivery> batch = m.consumerGroups().claimBatch(queue, "g", me, 16);
+                      if (batch.isEmpty()) {
+                        // nothing free: wait for the next append, or a moment for a key to go
+                        m.awaitAppend(queue, tail, Duration.ofMillis(5));
+                        continue;
+                      }
+                      for (GroupDelivery d : batch) {
+                        String key = new String(d.message().key(), StandardCharsets.UTF_8);
+                        String other = holders.putIfAbsent(key, me + "@" + d.offset());
+                        if (other != null) {
+                          violations.add(
+                              key + " held by " + other + " and " + me + "@" + d.offset());
+                        }
+                      }
+                      for (GroupDelivery d : batch) {
+                        String key = new String(d.message().key(), StandardCharsets.UTF_8);
+                        String[] value =
+                            new String(d.message().value(), StandardCharsets.UTF_8).split(":");
+                        if (!value[0].equals(key)) {
+                          violations.add(
+                              "offset "
+                                  + d.offset()
+                                  + ": message key "
+                                  + key
+                                  + ", record key "
+                                  + value[0]);
+                        }
+                        // let the key go before settling: the next holder may come at once
+                        holders.remove(key, me + "@" + d.offset());
+                        if (d.deliveryCount() < 3 && r.nextInt(25) == 0) {
+                          nacks.incrementAndGet();
+                          d.nack(Duration.ZERO);
+                        } else {
+                          acked
+                              .computeIfAbsent(
+                                  key, k -> Collections.synchronizedList(new ArrayList<>()))
+                              .add(Integer.parseInt(value[1]));
+                          d.ack();
+                          ackedBy.get(me).incrementAndGet();
+                          done.incrementAndGet();
+                        }
+                      }
+                    }
+                    return null;
+                  }));
+        }
+        cluster.configureConnector(connector, orderedSinkProps(topic, partitions));
+
+        await("every record acknowledged")
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(100))
+            .until(() -> done.get() >= records || workers.stream().anyMatch(Future::isDone));
+      } finally {
+        stop.set(true);
+        pool.shutdown();
+      }
+      for (Future<?> f : workers) {
+        f.get(30, TimeUnit.SECONDS); // a worker's failure, if any
+      }
+
+      synchronized (violations) {
+        assertThat(violations.size())
+            .as(
+                "messages of a key held twice at once, or record keys not kept; the first: %s",
+                violations.subList(0, Math.min(10, violations.size())))
+            .isZero();
+      }
+      assertThat(acked).as("each key's acknowledgements in produce order").isEqualTo(produced);
+      assertThat(done.get()).isEqualTo(records);
+      assertThat(nacks.get()).as("some messages were nacked and retried").isPositive();
+      assertThat(m.consumerGroups().metrics().blocked() - blockedBefore)
+          .as("later messages of a key held back while an earlier one was out")
+          .isPositive();
+      assertThat(ackedBy)
+          .as("every member acknowledged some: the members competed")
+          .allSatisfy((id, n) -> assertThat(n.get()).as(id).isPositive());
+      ConsumerGroupState group = m.consumerGroups().group(queue, "g").orElseThrow();
+      assertThat(group.pending()).as("nothing pending or blocked").isEmpty();
+      assertThat(SinkTestSupport.tail(store, queue)).isEqualTo(records);
+    }
+    assertThat(SinkTestSupport.tail(store, "ordered-declared")).isZero();
+    cluster.deleteConnector(connector);
+  }
+
+  /** Three tasks, matching routing, byte-exact: the ordered test's sink. */
+  private static Map<String, String> orderedSinkProps(String topic, int tasks) {
+    Map<String, String> props = SinkTestSupport.sinkProps(store, "ordered-declared", topic, tasks);
+    props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");
+    return props;
   }
 
   private static ProducerRecord<byte[], byte[]> record(
