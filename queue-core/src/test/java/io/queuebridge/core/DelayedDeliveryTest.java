@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.queuebridge.core.config.AckDurability;
 import io.queuebridge.core.config.CursorOption;
 import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.config.QueueConfig;
@@ -15,7 +14,6 @@ import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.PendingEntry;
-import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,36 +40,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DelayedDeliveryTest {
   @TempDir Path dir;
 
-  private final MutableClock clock = MutableClock.at("2026-03-01T12:00:00Z");
-  private final RecordingScheduler scheduler = new RecordingScheduler();
-  private final List<QueueManager> managers = new ArrayList<>();
-  private final List<Storage> stores = new ArrayList<>();
+  private final ManagerHarness harness = new ManagerHarness(() -> dir);
+  private final MutableClock clock = harness.clock;
 
   @AfterEach
   void tearDown() {
-    managers.forEach(QueueManager::stop);
-    stores.forEach(Storage::close);
+    harness.close();
   }
 
   private Storage store(String kind) {
-    Storage s = kind.equals("file") ? QueueStores.file(dir.resolve("store")) : QueueStores.memory();
-    stores.add(s);
-    return s;
+    return harness.store(kind);
   }
 
   private QueueManager manager(Storage storage) {
-    return manager(storage, b -> b);
+    return harness.manager(storage);
   }
 
   private QueueManager manager(Storage storage, UnaryOperator<QueueManagerConfig.Builder> tune) {
-    QueueManager m =
-        new QueueManager(
-            storage,
-            tune.apply(QueueManagerConfig.builder().clock(clock).ackDurability(AckDurability.FSYNC))
-                .build());
-    m.deliveryScheduler(scheduler);
-    managers.add(m);
-    return m;
+    return harness.manager(storage, tune);
   }
 
   private static PublishRequest delayed(String value, Duration delay) {
@@ -255,9 +241,7 @@ class DelayedDeliveryTest {
     assertThat(claim(m, "c1", 10)).isEmpty(); // read: now a scheduled entry
     m.publishTo("jobs", delayed("unread", Duration.ofMinutes(1)));
     m.stop();
-    managers.remove(m);
     first.close();
-    stores.remove(first);
 
     QueueManager again = manager(store("file"));
     again.subscribe("jobs", "", "c1", "g");

@@ -6,6 +6,7 @@ import io.queuebridge.core.store.Storage;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -15,23 +16,30 @@ import java.util.function.UnaryOperator;
 final class ManagerHarness implements AutoCloseable {
   final MutableClock clock = MutableClock.at("2026-03-01T12:00:00Z");
   final RecordingScheduler scheduler = new RecordingScheduler();
-  private final Path dir;
+  private final Supplier<Path> dir;
   private final List<QueueManager> managers = new ArrayList<>();
   private final List<Storage> stores = new ArrayList<>();
 
-  /** A harness whose file stores live under {@code dir}. */
-  ManagerHarness(Path dir) {
+  /**
+   * A harness whose file stores live under the directory {@code dir} supplies when the first one is
+   * opened (a test's {@code @TempDir} field, set after the test object is built).
+   */
+  ManagerHarness(Supplier<Path> dir) {
     this.dir = dir;
   }
 
   /** A new store: {@code "file"} (at {@code dir/store}, the same directory each time) or memory. */
   Storage store(String kind) {
-    Storage s = kind.equals("file") ? QueueStores.file(dir.resolve("store")) : QueueStores.memory();
+    Storage s =
+        kind.equals("file") ? QueueStores.file(dir.get().resolve("store")) : QueueStores.memory();
     stores.add(s);
     return s;
   }
 
-  /** A manager on the clock and scheduler, with fsync-acknowledged publishes. */
+  /**
+   * A manager on the clock and scheduler, with fsync-acknowledged publishes. Stopping it, or
+   * closing a store, before {@link #close} is allowed: both are idempotent.
+   */
   QueueManager manager(Storage storage) {
     return manager(storage, b -> b);
   }

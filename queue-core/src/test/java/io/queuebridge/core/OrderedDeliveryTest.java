@@ -44,20 +44,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 class OrderedDeliveryTest {
   @TempDir Path dir;
 
-  private ManagerHarness harness;
+  private final ManagerHarness harness = new ManagerHarness(() -> dir);
 
   private ManagerHarness harness() {
-    if (harness == null) {
-      harness = new ManagerHarness(dir);
-    }
     return harness;
   }
 
   @AfterEach
   void tearDown() {
-    if (harness != null) {
-      harness.close();
-    }
+    harness.close();
   }
 
   private QueueManager ordered(String kind, UnaryOperator2 tune) throws Exception {
