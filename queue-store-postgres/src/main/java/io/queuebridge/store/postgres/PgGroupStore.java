@@ -19,8 +19,10 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -55,9 +57,18 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 final class PgGroupStore implements ConsumerGroupStore {
-  private static final String PENDING_COLUMNS =
+  /** The columns of a pending entry that every schema version has. */
+  private static final String ENTRY_COLUMNS =
       "off, consumer_id, claimed_s, claimed_n, delivery_count, first_s, first_n, visible_s,"
           + " visible_n";
+
+  /** The columns a pending entry is written with (schema version 4 and later). */
+  private static final String PENDING_COLUMNS = ENTRY_COLUMNS + ", order_key";
+
+  /** {@code (visible_s, visible_n)} of a blocked entry ({@link PendingEntry#NEVER}). */
+  private static final String NEVER_VISIBLE =
+      "(" + PendingEntry.NEVER.getEpochSecond() + ", " + PendingEntry.NEVER.getNano() + ")";
+
   private static final String GROUP_COLUMNS =
       "group_id, pattern, mode, auto_commit, cur, committed, created_s, created_n, updated_s,"
           + " updated_n";
@@ -66,10 +77,26 @@ final class PgGroupStore implements ConsumerGroupStore {
   private final String description;
   private final String s;
 
-  PgGroupStore(Db db, String description) {
+  /** Whether the schema has {@code pending.order_key} ({@link Schema#hasOrderKeys}). */
+  private final boolean orderKeys;
+
+  /**
+   * The columns a pending entry is read from, in {@link #pendingEntry} order: without {@code
+   * order_key} on a schema older than version 4 (read-only opens only), whose entries read with the
+   * empty key.
+   */
+  private final String readColumns;
+
+  /**
+   * @param orderKeys whether the schema has the column {@code pending.order_key}: true for a
+   *     writable store (its open migrated the schema), the schema's own answer for a read-only one
+   */
+  PgGroupStore(Db db, String description, boolean orderKeys) {
     this.db = db;
     this.description = description;
     this.s = db.config().schema();
+    this.orderKeys = orderKeys;
+    this.readColumns = orderKeys ? PENDING_COLUMNS : ENTRY_COLUMNS + ", ''";
   }
 
   /** One transaction holding the group's advisory lock; see the class javadoc. */
@@ -244,16 +271,17 @@ final class PgGroupStore implements ConsumerGroupStore {
                   + s
                   + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
                   + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?,"
-                  + " visible_n = ? WHERE queue_id = ? AND group_id = ? AND off = ?",
+                  + " visible_n = ?, order_key = ? WHERE queue_id = ? AND group_id = ? AND off = ?",
               ps -> {
                 ps.setString(1, entry.consumerId());
                 Db.setInstant(ps, 2, entry.claimedAt());
                 ps.setInt(4, entry.deliveryCount());
                 Db.setInstant(ps, 5, entry.firstClaimedAt());
                 Db.setInstant(ps, 7, entry.visibleAt());
-                ps.setLong(9, qid);
-                ps.setString(10, groupId);
-                ps.setLong(11, entry.offset());
+                ps.setString(9, entry.orderKey());
+                ps.setLong(10, qid);
+                ps.setString(11, groupId);
+                ps.setLong(12, entry.offset());
               },
               () ->
                   new PendingEntryNotFoundException(
@@ -285,7 +313,7 @@ final class PgGroupStore implements ConsumerGroupStore {
                       + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
                       + " delivery_count = delivery_count + 1, visible_s = ?, visible_n = ?"
                       + " WHERE queue_id = ? AND group_id = ? AND off = ? AND consumer_id = ?"
-                      + " RETURNING delivery_count, first_s, first_n")) {
+                      + " RETURNING delivery_count, first_s, first_n, order_key")) {
             ps.setString(1, to);
             Db.setInstant(ps, 2, now);
             Db.setInstant(ps, 4, visibleAt);
@@ -298,7 +326,14 @@ final class PgGroupStore implements ConsumerGroupStore {
                 throw new PendingEntryNotFoundException(queue, groupId, from, offset);
               }
               moved =
-                  new PendingEntry(offset, to, now, rs.getInt(1), Db.getInstant(rs, 2), visibleAt);
+                  new PendingEntry(
+                      offset,
+                      to,
+                      now,
+                      rs.getInt(1),
+                      Db.getInstant(rs, 2),
+                      visibleAt,
+                      rs.getString(4));
             }
           }
           touch(c, qid, groupId, now);
@@ -318,7 +353,10 @@ final class PgGroupStore implements ConsumerGroupStore {
         });
   }
 
-  /** The group's row and members, and one aggregate over its pending rows (none is read). */
+  /**
+   * The group's row and members, and one aggregate over its pending rows (none is read): blocked
+   * entries are the scheduled ones visible {@link PendingEntry#NEVER}.
+   */
   @Override
   public GroupOverview overview(String queue, String groupId) {
     Objects.requireNonNull(queue, "queue");
@@ -330,7 +368,10 @@ final class PgGroupStore implements ConsumerGroupStore {
           ConsumerGroupState g = load(c, queue, qid, groupId, false).get(0);
           try (PreparedStatement ps =
               c.prepareStatement(
-                  "SELECT count(*), count(*) FILTER (WHERE consumer_id = ''), max(off) FROM "
+                  "SELECT count(*), count(*) FILTER (WHERE consumer_id = ''), max(off),"
+                      + " count(*) FILTER (WHERE consumer_id = '' AND (visible_s, visible_n) = "
+                      + NEVER_VISIBLE
+                      + ") FROM "
                       + s
                       + ".pending WHERE queue_id = ? AND group_id = ?")) {
             ps.setLong(1, qid);
@@ -338,7 +379,8 @@ final class PgGroupStore implements ConsumerGroupStore {
             try (ResultSet rs = ps.executeQuery()) {
               rs.next();
               int pending = rs.getInt(1);
-              return new GroupOverview(g, pending, rs.getInt(2), pending == 0 ? -1 : rs.getLong(3));
+              return new GroupOverview(
+                  g, pending, rs.getInt(2), pending == 0 ? -1 : rs.getLong(3), rs.getInt(4));
             }
           }
         });
@@ -359,7 +401,7 @@ final class PgGroupStore implements ConsumerGroupStore {
           try (PreparedStatement ps =
               c.prepareStatement(
                   "SELECT "
-                      + PENDING_COLUMNS
+                      + readColumns
                       + " FROM "
                       + s
                       + ".pending WHERE queue_id = ? AND group_id = ?"
@@ -384,6 +426,51 @@ final class PgGroupStore implements ConsumerGroupStore {
               return out;
             }
           }
+        });
+  }
+
+  /**
+   * One query on the partial index {@code pending_key} ({@code (queue_id, group_id, order_key, off)
+   * WHERE order_key <> ''}): for each distinct key, one index probe that reads the key's lowest
+   * entry and stops ({@code LATERAL ... ORDER BY off LIMIT 1}), however many entries the key has.
+   * No keys: no round trip. On a schema older than version 4 (read-only) no entry has a key: the
+   * group is looked up and the answer is empty.
+   */
+  @Override
+  public Map<String, PendingEntry> firstPendingByKey(
+      String queue, String groupId, Collection<String> keys) {
+    StoreChecks.checkOrderKeys(queue, groupId, keys);
+    if (keys.isEmpty()) {
+      return new HashMap<>();
+    }
+    Object[] distinct = new LinkedHashSet<>(keys).toArray();
+    return db.read(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, false);
+          Map<String, PendingEntry> found = new HashMap<>();
+          if (!orderKeys) {
+            return found;
+          }
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT p.* FROM unnest(?::text[]) AS k(wanted) CROSS JOIN LATERAL (SELECT "
+                      + PENDING_COLUMNS
+                      + " FROM "
+                      + s
+                      + ".pending WHERE queue_id = ? AND group_id = ? AND order_key = k.wanted"
+                      + " AND order_key <> '' ORDER BY off LIMIT 1) AS p")) {
+            ps.setArray(1, c.createArrayOf("text", distinct));
+            ps.setLong(2, qid);
+            ps.setString(3, groupId);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                PendingEntry e = pendingEntry(rs, 1);
+                found.put(e.orderKey(), e);
+              }
+            }
+          }
+          return found;
         });
   }
 
@@ -718,12 +805,13 @@ final class PgGroupStore implements ConsumerGroupStore {
                 + s
                 + ".pending (queue_id, group_id, "
                 + PENDING_COLUMNS
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 + " ON CONFLICT (queue_id, group_id, off) DO UPDATE SET"
                 + " consumer_id = EXCLUDED.consumer_id, claimed_s = EXCLUDED.claimed_s,"
                 + " claimed_n = EXCLUDED.claimed_n, delivery_count = EXCLUDED.delivery_count,"
                 + " first_s = EXCLUDED.first_s, first_n = EXCLUDED.first_n,"
-                + " visible_s = EXCLUDED.visible_s, visible_n = EXCLUDED.visible_n")) {
+                + " visible_s = EXCLUDED.visible_s, visible_n = EXCLUDED.visible_n,"
+                + " order_key = EXCLUDED.order_key")) {
       for (PendingEntry e : entries) {
         ps.setLong(1, qid);
         ps.setString(2, groupId);
@@ -733,6 +821,7 @@ final class PgGroupStore implements ConsumerGroupStore {
         ps.setInt(7, e.deliveryCount());
         Db.setInstant(ps, 8, e.firstClaimedAt());
         Db.setInstant(ps, 10, e.visibleAt());
+        ps.setString(12, e.orderKey());
         if (entries.size() == 1) {
           ps.executeUpdate();
         } else {
@@ -782,7 +871,7 @@ final class PgGroupStore implements ConsumerGroupStore {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT "
-                + PENDING_COLUMNS
+                + readColumns
                 + " FROM "
                 + s
                 + ".pending WHERE queue_id = ? AND group_id = ?"
@@ -801,6 +890,7 @@ final class PgGroupStore implements ConsumerGroupStore {
     }
   }
 
+  /** The entry in the columns from {@code i} on, as {@link #readColumns} lists them. */
   private static PendingEntry pendingEntry(ResultSet rs, int i) throws SQLException {
     return new PendingEntry(
         rs.getLong(i),
@@ -808,7 +898,8 @@ final class PgGroupStore implements ConsumerGroupStore {
         Db.getInstant(rs, i + 2),
         rs.getInt(i + 4),
         Db.getInstant(rs, i + 5),
-        Db.getInstant(rs, i + 7));
+        Db.getInstant(rs, i + 7),
+        rs.getString(i + 9));
   }
 
   /** Members by group id (of one group when {@code groupId} is non-null). */
@@ -907,7 +998,7 @@ final class PgGroupStore implements ConsumerGroupStore {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT group_id, "
-                + PENDING_COLUMNS
+                + readColumns
                 + " FROM "
                 + s
                 + ".pending WHERE queue_id = ?"

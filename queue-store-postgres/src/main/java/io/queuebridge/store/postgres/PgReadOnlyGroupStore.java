@@ -8,7 +8,9 @@ import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -180,6 +182,12 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
   public List<PendingEntry> duePending(
       String queue, String groupId, Instant now, PendingEntry after, int limit) {
     return reads.duePending(queue, groupId, now, after, limit);
+  }
+
+  @Override
+  public Map<String, PendingEntry> firstPendingByKey(
+      String queue, String groupId, Collection<String> keys) {
+    return reads.firstPendingByKey(queue, groupId, keys);
   }
 
   @Override

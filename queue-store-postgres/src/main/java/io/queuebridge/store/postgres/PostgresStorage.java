@@ -51,17 +51,22 @@ final class PostgresStorage implements Storage {
         db.config().description()
             + (durable ? "" : " (not durable: synchronous_commit/fsync = " + syncSetting + ")");
     this.queues = new PgQueueStore(db, listener, durable, description, this::close);
-    this.groups = new PgGroupStore(db, description);
+    this.groups = new PgGroupStore(db, description, true);
   }
 
-  /** A read-only storage over {@code db} (a read-only pool). */
-  private PostgresStorage(Db db, AppendListener listener) {
+  /**
+   * A read-only storage over {@code db} (a read-only pool), of a schema at {@code schemaVersion},
+   * read as it is ({@link Schema#check}).
+   */
+  private PostgresStorage(Db db, AppendListener listener, int schemaVersion) {
     this.db = db;
     this.listener = listener;
     this.description = db.config().description() + " (read-only)";
     PgQueueStore reads = new PgQueueStore(db, listener, false, description, this::close);
     this.queues = new PgReadOnlyQueueStore(reads, db, description);
-    this.groups = new PgReadOnlyGroupStore(new PgGroupStore(db, description), db, description);
+    this.groups =
+        new PgReadOnlyGroupStore(
+            new PgGroupStore(db, description, Schema.hasOrderKeys(schemaVersion)), db, description);
   }
 
   /**
@@ -111,7 +116,9 @@ final class PostgresStorage implements Storage {
 
   /**
    * Connects read-only, checks the schema without changing anything ({@link Schema#check}, in one
-   * read-only snapshot) and starts a read-only listener.
+   * read-only snapshot) and starts a read-only listener. A schema of an older version is read as it
+   * is, for as long as the storage is open: one a writable open migrates meanwhile reads as the
+   * version found here until it is reopened (its ordering keys read as empty).
    *
    * @throws io.queuebridge.core.errors.StoreNotFoundException if the database, the schema or one of
    *     its tables does not exist
@@ -122,19 +129,14 @@ final class PostgresStorage implements Storage {
     Db db = new Db(config, true);
     AppendListener listener = null;
     try {
-      db.readSnapshot(
-          null,
-          c -> {
-            Schema.check(c, config);
-            return null;
-          });
+      int version = db.readSnapshot(null, c -> Schema.check(c, config));
       listener = new AppendListener(config, true);
       try {
         listener.start();
       } catch (SQLException e) {
         throw db.translate(null, e);
       }
-      PostgresStorage s = new PostgresStorage(db, listener);
+      PostgresStorage s = new PostgresStorage(db, listener, version);
       log.info("opened postgres store {}", s.description);
       return s;
     } catch (RuntimeException e) {

@@ -23,9 +23,11 @@ import java.util.TreeSet;
  * <p><b>Read-only opens</b> ({@link #check}) never create or migrate anything: they look the
  * schema, its tables and its version up in the catalog and refuse a schema that is missing, lacks a
  * table, or has a version this code cannot read: a newer one as above, or one older than {@link
- * #READ_ONLY_FROM} (which would need the writable open to migrate it first). Version 1 is read as
- * it is: version 2 only added the table of deduplication ids, which reads never use, and version 3
- * only an index.
+ * #READ_ONLY_FROM} (which would need the writable open to migrate it first). Versions 1 to 3 are
+ * read as they are: version 2 only added the table of deduplication ids, which reads never use,
+ * version 3 only an index, and version 4 a column whose absence reads as its default ({@link
+ * #hasOrderKeys}: the stores then name no {@code order_key} in any statement, and every entry reads
+ * with the empty ordering key, as the migration would have filled it in).
  *
  * <p><b>Layout (version 1).</b> One set of tables per store schema, not per queue, each keyed by
  * the queue's row id ({@code queues.id}, a new id for each incarnation of a name, so a deleted and
@@ -45,13 +47,22 @@ import java.util.TreeSet;
  * <p><b>Version 3</b> adds the index {@code pending_due} on {@code pending (queue_id, group_id,
  * visible_s, visible_n, off)}: the engine finds a group's entries claimable now (redeliveries and
  * scheduled messages, BEHAVIOUR Q-DELAY) from it without reading the others.
+ *
+ * <p><b>Version 4</b> adds the column {@code pending.order_key} ({@code text NOT NULL DEFAULT ''}:
+ * the pending entry's ordering key, empty for none, BEHAVIOUR Q-ORDER; a constant default, so
+ * adding it rewrites no row) and the partial index {@code pending_key} on {@code pending (queue_id,
+ * group_id, order_key, off) WHERE order_key <> ''}: the engine finds a key's lowest entry from it,
+ * and entries without a key (every entry of a queue that orders nothing) cost it nothing.
  */
 final class Schema {
   /** The layout version this code writes. */
-  static final int VERSION = 3;
+  static final int VERSION = 4;
 
   /** The oldest version a read-only open reads as it is (without migrating). */
   static final int READ_ONLY_FROM = 1;
+
+  /** The first version with the column {@code pending.order_key}. */
+  static final int ORDER_KEYS_FROM = 4;
 
   /** The tables of a schema at version 1, {@code schema_version} included. */
   private static final Set<String> TABLES_V1 =
@@ -79,13 +90,24 @@ final class Schema {
     return version == 1 ? TABLES_V1 : TABLES;
   }
 
+  /**
+   * Whether a schema at {@code version} (one this code reads) has the column {@code
+   * pending.order_key}; without it every pending entry has the empty ordering key.
+   */
+  static boolean hasOrderKeys(int version) {
+    return version >= ORDER_KEYS_FROM;
+  }
+
   /** Key of the advisory lock that serialises migrations (any schema of any database). */
   private static final long MIGRATION_LOCK = 0x5142_5343_4845_4D41L; // "QBSCHEMA"
 
   private Schema() {}
 
-  /** The statements of migration {@code to} (from {@code to - 1}), for schema {@code s}. */
-  private static List<String> migration(int to, String s) {
+  /**
+   * The statements of migration {@code to} (from {@code to - 1}), for schema {@code s}; also run by
+   * the tests that build a schema of an older version.
+   */
+  static List<String> migration(int to, String s) {
     if (to == 1) {
       return List.of(
           "CREATE TABLE "
@@ -141,6 +163,13 @@ final class Schema {
           "CREATE INDEX pending_due ON "
               + s
               + ".pending (queue_id, group_id, visible_s, visible_n, off)");
+    }
+    if (to == 4) {
+      return List.of(
+          "ALTER TABLE " + s + ".pending ADD COLUMN order_key text NOT NULL DEFAULT ''",
+          "CREATE INDEX pending_key ON "
+              + s
+              + ".pending (queue_id, group_id, order_key, off) WHERE order_key <> ''");
     }
     throw new IllegalArgumentException("no migration to version " + to);
   }
@@ -211,12 +240,13 @@ final class Schema {
    * store this code can read as it is. Creates, migrates and locks nothing; run it in a read-only
    * transaction.
    *
+   * @return the schema's version, {@link #READ_ONLY_FROM} to {@link #VERSION}
    * @throws StoreNotFoundException if the schema does not exist, holds no {@code schema_version}
    *     table or version, or lacks one of the {@link #TABLES}
    * @throws QueueStoreException if the schema version is newer than this code, or older (a writable
    *     open migrates it)
    */
-  static void check(Connection c, PostgresConfig config) throws SQLException {
+  static int check(Connection c, PostgresConfig config) throws SQLException {
     String s = config.schema();
     String store = config.description();
     Set<String> present = new TreeSet<>();
@@ -295,5 +325,6 @@ final class Schema {
               + new TreeSet<>(expected)
               + ")");
     }
+    return found;
   }
 }
