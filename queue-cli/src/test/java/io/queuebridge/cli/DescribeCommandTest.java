@@ -53,11 +53,8 @@ workers  queue  5       1          5    3        0          0        1          
     }
   }
 
-  // POSTGRES joins once the postgres store keeps ordering keys.
   @ParameterizedTest
-  @EnumSource(
-      value = FixtureStore.Kind.class,
-      names = {"MEMORY", "FILE"})
+  @EnumSource(FixtureStore.Kind.class)
   void showsTheOrderingAndTheEntriesBlockedBehindTheirKey(FixtureStore.Kind kind) throws Exception {
     try (FixtureStore store = FixtureStore.create(kind, dir)) {
       store.amend(StoreFixture::fillOrdered);

@@ -48,11 +48,8 @@ OFFSET  CONSUMER   DELIVERIES  CLAIMED-AT            IDLE    FIRST-CLAIMED-AT   
     }
   }
 
-  // POSTGRES joins once the postgres store keeps ordering keys.
   @ParameterizedTest
-  @EnumSource(
-      value = FixtureStore.Kind.class,
-      names = {"MEMORY", "FILE"})
+  @EnumSource(FixtureStore.Kind.class)
   void anEntryBlockedBehindItsKeyShowsAsBlocked(FixtureStore.Kind kind) throws Exception {
     try (FixtureStore store = FixtureStore.create(kind, dir)) {
       store.amend(StoreFixture::fillOrdered);
