@@ -12,20 +12,16 @@ import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.contract.CompetingKeyConsumers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -378,51 +374,12 @@ class OrderedDeliveryTest {
       published.computeIfAbsent(key, k -> new ArrayList<>()).add(i);
       m.publishTo("jobs", keyed(key, Integer.toString(i)));
     }
-    Map<String, List<Integer>> acked = new ConcurrentHashMap<>();
-    Map<String, String> holder = new ConcurrentHashMap<>();
-    AtomicInteger done = new AtomicInteger();
-    List<String> violations = Collections.synchronizedList(new ArrayList<>());
-    ExecutorService pool = Executors.newFixedThreadPool(8);
-    try {
-      List<Future<?>> workers = new ArrayList<>();
-      for (int w = 0; w < 8; w++) {
-        String me = "c" + w;
-        m.subscribe("jobs", "", me, "g");
-        Random r = new Random(w);
-        workers.add(
-            pool.submit(
-                () -> {
-                  while (done.get() < messages) {
-                    for (GroupDelivery d : m.consumerGroups().claimBatch("jobs", "g", me, 8)) {
-                      String key = new String(d.message().keyUnsafe(), UTF_8);
-                      String other = holder.putIfAbsent(key, me + "@" + d.offset());
-                      if (other != null) {
-                        violations.add(key + " held by " + other + " and " + me);
-                      }
-                      // let the key go before settling: the next holder may come at once
-                      holder.remove(key);
-                      if (r.nextInt(20) == 0) {
-                        d.nack(Duration.ZERO);
-                      } else {
-                        acked
-                            .computeIfAbsent(
-                                key, k -> Collections.synchronizedList(new ArrayList<>()))
-                            .add(Integer.parseInt(text(d)));
-                        d.ack();
-                        done.incrementAndGet();
-                      }
-                    }
-                  }
-                  return null;
-                }));
-      }
-      for (Future<?> f : workers) {
-        f.get(2, TimeUnit.MINUTES);
-      }
-    } finally {
-      pool.shutdownNow();
+    List<Function<Integer, List<GroupDelivery>>> claimers = new ArrayList<>();
+    for (int w = 0; w < 8; w++) {
+      String me = "c" + w;
+      m.subscribe("jobs", "", me, "g");
+      claimers.add(n -> m.consumerGroups().claimBatch("jobs", "g", me, n));
     }
-    assertThat(violations).isEmpty();
-    assertThat(acked).isEqualTo(published);
+    CompetingKeyConsumers.drainAndCheck(claimers, published, Duration.ofMinutes(2));
   }
 }

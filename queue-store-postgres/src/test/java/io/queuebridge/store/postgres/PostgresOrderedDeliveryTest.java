@@ -18,19 +18,15 @@ import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.contract.CompetingKeyConsumers;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -160,52 +156,14 @@ class PostgresOrderedDeliveryTest {
         }
         List<GroupCoordinator> coordinators =
             List.of(GroupCoordinator.builder(one).build(), GroupCoordinator.builder(two).build());
-        Map<String, List<Integer>> acked = new ConcurrentHashMap<>();
-        Map<String, String> holder = new ConcurrentHashMap<>();
-        AtomicInteger done = new AtomicInteger();
-        List<String> violations = Collections.synchronizedList(new ArrayList<>());
-        ExecutorService pool = Executors.newFixedThreadPool(4);
-        try {
-          List<Future<?>> workers = new ArrayList<>();
-          for (int w = 0; w < 4; w++) {
-            String me = "c" + w;
-            GroupCoordinator g = coordinators.get(w % 2);
-            g.join("jobs", "", "g", me, CursorOption.resume(GroupMode.QUEUE));
-            Random r = new Random(w);
-            workers.add(
-                pool.submit(
-                    () -> {
-                      while (done.get() < messages) {
-                        for (GroupDelivery d : g.claimBatch("jobs", "g", me, 8)) {
-                          String key = new String(d.message().keyUnsafe(), UTF_8);
-                          String other = holder.putIfAbsent(key, me + "@" + d.offset());
-                          if (other != null) {
-                            violations.add(key + " held by " + other + " and " + me);
-                          }
-                          holder.remove(key); // before settling: the next holder may come at once
-                          if (r.nextInt(20) == 0) {
-                            d.nack(Duration.ZERO);
-                          } else {
-                            acked
-                                .computeIfAbsent(
-                                    key, k -> Collections.synchronizedList(new ArrayList<>()))
-                                .add(Integer.parseInt(text(d)));
-                            d.ack();
-                            done.incrementAndGet();
-                          }
-                        }
-                      }
-                      return null;
-                    }));
-          }
-          for (Future<?> f : workers) {
-            f.get(2, TimeUnit.MINUTES);
-          }
-        } finally {
-          pool.shutdownNow();
+        List<Function<Integer, List<GroupDelivery>>> claimers = new ArrayList<>();
+        for (int w = 0; w < 4; w++) {
+          String me = "c" + w;
+          GroupCoordinator g = coordinators.get(w % 2);
+          g.join("jobs", "", "g", me, CursorOption.resume(GroupMode.QUEUE));
+          claimers.add(n -> g.claimBatch("jobs", "g", me, n));
         }
-        assertThat(violations).isEmpty();
-        assertThat(acked).isEqualTo(published);
+        CompetingKeyConsumers.drainAndCheck(claimers, published, Duration.ofMinutes(2));
         assertThat(one.groups().overview("jobs", "g").pending()).isZero();
       } finally {
         publisher.stop();
