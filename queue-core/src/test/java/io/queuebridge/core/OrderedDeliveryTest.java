@@ -42,21 +42,17 @@ class OrderedDeliveryTest {
 
   private final ManagerHarness harness = new ManagerHarness(() -> dir);
 
-  private ManagerHarness harness() {
-    return harness;
-  }
-
   @AfterEach
   void tearDown() {
     harness.close();
   }
 
   private QueueManager ordered(String kind, UnaryOperator2 tune) throws Exception {
-    return ordered(harness().store(kind), tune);
+    return ordered(harness.store(kind), tune);
   }
 
   private QueueManager ordered(Storage storage, UnaryOperator2 tune) throws Exception {
-    QueueManager m = harness().manager(storage);
+    QueueManager m = harness.manager(storage);
     if (m.listQueues().stream().noneMatch(q -> q.name().equals("jobs"))) {
       m.createQueue(
           tune.apply(QueueConfig.durable("jobs").ordering(OrderingKey.MESSAGE_KEY)).build());
@@ -140,7 +136,7 @@ class OrderedDeliveryTest {
     assertThat(texts(claim(m, "c2")))
         .as("k2 goes on; k1 waits for a1's retry")
         .containsExactly("b2");
-    harness().clock.advance(Duration.ofSeconds(5));
+    harness.clock.advance(Duration.ofSeconds(5));
     List<GroupDelivery> retry = claim(m, "c2");
     assertThat(texts(retry)).containsExactly("a1");
     assertThat(retry.get(0).deliveryCount()).isEqualTo(2);
@@ -173,7 +169,7 @@ class OrderedDeliveryTest {
     QueueManager m = ordered(kind, b -> b.deliveryTimeout(Duration.ofSeconds(10)));
     publish(m, "k1", "a1", "k1", "a2");
     GroupDelivery lost = claim(m, "c1").get(0);
-    harness().clock.advance(Duration.ofSeconds(10));
+    harness.clock.advance(Duration.ofSeconds(10));
     List<GroupDelivery> stolen = claim(m, "c2");
     assertThat(texts(stolen)).as("a1 again, not a2").containsExactly("a1");
     assertThatThrownBy(lost::ack)
@@ -192,12 +188,12 @@ class OrderedDeliveryTest {
             b -> b.messageTtl(Duration.ofSeconds(100)).deliveryTimeout(Duration.ofSeconds(110)));
     publish(m, "k1", "a1");
     assertThat(claim(m, "c1")).hasSize(1); // a1 out, never settled
-    harness().clock.advance(Duration.ofSeconds(30));
+    harness.clock.advance(Duration.ofSeconds(30));
     publish(m, "k1", "a2");
     assertThat(claim(m, "c2")).isEmpty();
     // at 110 s a1's visibility passes; it expired at 100 s: dropped, and a2 (expiring at 130 s)
     // is released in the same claim
-    harness().clock.advance(Duration.ofSeconds(80));
+    harness.clock.advance(Duration.ofSeconds(80));
     assertThat(texts(claim(m, "c2"))).containsExactly("a2");
     assertThat(m.consumerGroups().metrics().discarded()).isEqualTo(1);
   }
@@ -252,7 +248,7 @@ class OrderedDeliveryTest {
             .build());
     publish(m, "k1", "after", "k2", "other");
     assertThat(texts(claim(m, "c1"))).containsExactly("other");
-    harness().clock.advance(Duration.ofSeconds(20));
+    harness.clock.advance(Duration.ofSeconds(20));
     List<GroupDelivery> due = claim(m, "c1");
     assertThat(texts(due)).containsExactly("later");
     due.get(0).ack();
@@ -261,7 +257,7 @@ class OrderedDeliveryTest {
 
   @Test
   void blockedMessagesSurviveAReopenAndAreReleasedAfterIt() throws Exception {
-    Storage first = harness().store("file");
+    Storage first = harness.store("file");
     QueueManager m = ordered(first, b -> b);
     publish(m, "k1", "a1", "k1", "a2", "k1", "a3");
     GroupDelivery a1 = claim(m, "c1").get(0);
@@ -272,9 +268,9 @@ class OrderedDeliveryTest {
     m.stop();
     first.close();
 
-    QueueManager again = ordered(harness().store("file"), b -> b);
+    QueueManager again = ordered(harness.store("file"), b -> b);
     assertThat(claim(again, "c2")).as("a2 is still out: a3 stays blocked").isEmpty();
-    harness().clock.advance(Duration.ofSeconds(30)); // a2's visibility passes: redelivered
+    harness.clock.advance(Duration.ofSeconds(30)); // a2's visibility passes: redelivered
     List<GroupDelivery> redelivered = claim(again, "c2");
     assertThat(texts(redelivered)).containsExactly("a2");
     redelivered.get(0).ack();
@@ -361,7 +357,7 @@ class OrderedDeliveryTest {
     int keys = 1000;
     int messages = 10_000;
     QueueManager m =
-        harness().manager(harness().store(kind), b -> b.clock(java.time.Clock.systemUTC()));
+        harness.manager(harness.store(kind), b -> b.clock(java.time.Clock.systemUTC()));
     m.createQueue(
         QueueConfig.durable("jobs")
             .ordering(OrderingKey.MESSAGE_KEY)

@@ -180,15 +180,7 @@ public interface ConsumerGroupStore {
         g.pendingAt(offset)
             .filter(p -> p.consumerId().equals(from))
             .orElseThrow(() -> new PendingEntryNotFoundException(queue, groupId, from, offset));
-    PendingEntry moved =
-        new PendingEntry(
-            offset,
-            to,
-            now,
-            e.deliveryCount() + 1,
-            e.firstClaimedAt(),
-            now.plus(visibility),
-            e.orderKey());
+    PendingEntry moved = e.transferredTo(to, now, visibility);
     updateGroup(g.mapPending(offset, p -> moved, now));
     return moved;
   }

@@ -14,17 +14,10 @@ import java.util.Objects;
  * @param scheduled the scheduled entries among them
  * @param highestPendingOffset the highest offset of a pending entry; -1 when there is none
  * @param blocked the scheduled entries that are {@linkplain PendingEntry#isBlocked() blocked}
- *     behind their ordering key (BEHAVIOUR Q-ORDER); a store that does not count them may report
- *     {@code scheduled}, which only makes an ordered queue's claims look for due entries more often
+ *     behind their ordering key (BEHAVIOUR Q-ORDER)
  */
 public record GroupOverview(
     ConsumerGroupState group, int pending, int scheduled, long highestPendingOffset, int blocked) {
-
-  /** An overview that counts every scheduled entry as possibly blocked. */
-  public GroupOverview(
-      ConsumerGroupState group, int pending, int scheduled, long highestPendingOffset) {
-    this(group, pending, scheduled, highestPendingOffset, scheduled);
-  }
 
   public GroupOverview {
     Objects.requireNonNull(group, "group");

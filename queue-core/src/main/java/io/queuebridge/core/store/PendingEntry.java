@@ -1,5 +1,6 @@
 package io.queuebridge.core.store;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.Objects;
@@ -109,6 +110,16 @@ public record PendingEntry(
   /** Whether the entry carries an ordering key. */
   public boolean hasOrderKey() {
     return !orderKey.isEmpty();
+  }
+
+  /**
+   * This entry moved to {@code to} ({@link ConsumerGroupStore#transferPending}): claimed at {@code
+   * now}, one delivery more, visible again after {@code visibility}; its first delivery and its key
+   * kept.
+   */
+  public PendingEntry transferredTo(String to, Instant now, Duration visibility) {
+    return new PendingEntry(
+        offset, to, now, deliveryCount + 1, firstClaimedAt, now.plus(visibility), orderKey);
   }
 
   /** This entry with the ordering key {@code orderKey} ("" for none), otherwise unchanged. */

@@ -422,7 +422,7 @@ final class Claims {
     for (long offset : offsets) {
       Optional<PendingEntry> e = g.pendingAt(offset);
       if (e.isPresent() && e.get().consumerId().equals(consumerId)) {
-        groups.updatePending(queue, group, visibleAt(e.get(), visibleAt));
+        groups.updatePending(queue, group, e.get().withVisibleAt(visibleAt));
         renewed++;
       }
     }
@@ -445,7 +445,7 @@ final class Claims {
       return false;
     }
     Instant visibleAt = time.now().plus(visibility(queues.getQueue(d.queue())));
-    groups.updatePending(d.queue(), d.group(), visibleAt(held.get(), visibleAt));
+    groups.updatePending(d.queue(), d.group(), held.get().withVisibleAt(visibleAt));
     redeliveryDue(d.queue(), d.group(), visibleAt);
     return true;
   }
@@ -459,11 +459,6 @@ final class Claims {
         .findPending(d.queue(), d.group(), d.offset())
         .filter(
             e -> e.consumerId().equals(d.consumerId()) && e.deliveryCount() == d.deliveryCount());
-  }
-
-  /** {@code p} claimable again at {@code visibleAt}, otherwise unchanged. */
-  static PendingEntry visibleAt(PendingEntry p, Instant visibleAt) {
-    return p.withVisibleAt(visibleAt);
   }
 
   /**

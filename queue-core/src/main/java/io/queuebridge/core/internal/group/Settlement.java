@@ -261,7 +261,7 @@ final class Settlement {
       } else {
         Duration wait = delay != null ? delay : config.retryPolicy().backoff(e.deliveryCount());
         Instant visibleAt = now.plus(wait);
-        groups.updatePending(d.queue(), d.group(), Claims.visibleAt(e, visibleAt));
+        groups.updatePending(d.queue(), d.group(), e.withVisibleAt(visibleAt));
         claims.redeliveryDue(d.queue(), d.group(), visibleAt);
       }
     }

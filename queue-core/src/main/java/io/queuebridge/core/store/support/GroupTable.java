@@ -225,15 +225,7 @@ public final class GroupTable {
    */
   public PendingEntry transfer(
       long offset, String from, String to, Instant now, Duration visibility) {
-    PendingEntry e = held(from, offset);
-    return new PendingEntry(
-        offset,
-        to,
-        now,
-        e.deliveryCount() + 1,
-        e.firstClaimedAt(),
-        now.plus(visibility),
-        e.orderKey());
+    return held(from, offset).transferredTo(to, now, visibility);
   }
 
   /**

@@ -2022,9 +2022,7 @@ public abstract class StoreContractTest {
     assertThat(o.pending()).isEqualTo(2);
     assertThat(o.scheduled()).isEqualTo(1);
     assertThat(o.held()).isEqualTo(1);
-    assertThat(o.blocked())
-        .as("a store counts blocked entries, or reports every scheduled one")
-        .isEqualTo(1);
+    assertThat(o.blocked()).as("the blocked entries among the scheduled ones").isEqualTo(1);
     assertThat(o.waiting()).isZero();
   }
 
