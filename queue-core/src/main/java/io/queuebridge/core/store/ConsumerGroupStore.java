@@ -269,6 +269,37 @@ public interface ConsumerGroupStore {
   }
 
   /**
+   * Releases ordering keys (BEHAVIOUR Q-ORDER): for each key among {@code keys} whose lowest-offset
+   * entry is {@linkplain PendingEntry#isBlocked() blocked}, replaces that entry with {@code
+   * entry.withVisibleAt(at)}, as {@link #updatePending} would; every other key is left as it is.
+   * The engine calls it once per settled batch, with the keys of the entries that left the group.
+   * The default makes one {@link #firstPendingByKey} call and one {@link #updatePending} per
+   * released entry; a store overriding it should return at once, without looking at any key, when
+   * the group has no blocked entry (the memory and file stores count them).
+   *
+   * @param keys ordering keys, none empty (duplicates allowed); when there are none nothing is
+   *     looked up
+   * @param at when the released entries become visible
+   * @return the entries released, as they are now stored; empty when no key's lowest entry was
+   *     blocked
+   * @throws IllegalArgumentException if a key is empty
+   * @throws GroupNotFoundException if the group does not exist and {@code keys} is not empty
+   */
+  default List<PendingEntry> releaseBlocked(
+      String queue, String groupId, Collection<String> keys, Instant at) {
+    Objects.requireNonNull(at, "at");
+    List<PendingEntry> released = new ArrayList<>();
+    for (PendingEntry next : firstPendingByKey(queue, groupId, keys).values()) {
+      if (next.isBlocked()) {
+        PendingEntry visible = next.withVisibleAt(at);
+        updatePending(queue, groupId, visible);
+        released.add(visible);
+      }
+    }
+    return released;
+  }
+
+  /**
    * Records a claim of several messages: adds {@code entries} (each replacing any entry at its
    * offset, as {@link #addPending}) and then sets the cursor to {@code cursor} (as {@link
    * #updateCursor} at {@code now}). The engine calls it once per claimed batch instead of one call

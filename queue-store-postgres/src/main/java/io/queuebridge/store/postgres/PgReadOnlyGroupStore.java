@@ -103,6 +103,12 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public List<PendingEntry> releaseBlocked(
+      String queue, String groupId, Collection<String> keys, Instant at) {
+    throw refused("releaseBlocked", queue, groupId);
+  }
+
+  @Override
   public void claimPending(
       String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
     throw refused("claimPending", queue, groupId);

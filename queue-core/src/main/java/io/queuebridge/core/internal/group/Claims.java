@@ -237,19 +237,18 @@ final class Claims {
   private String[] keysOf(
       OrderingKey ordering, List<Message> chunk, ConsumerGroupState g, Set<String> busy) {
     String[] keys = new String[chunk.size()];
-    Set<String> fresh = null;
+    // A list, duplicates and all: the store looks each up in its index; a set here would hash
+    // every key once more (a key taken by an earlier chunk of the pass is asked again, harmlessly).
+    List<String> lookup = new ArrayList<>(keys.length);
     for (int i = 0; i < keys.length; i++) {
       String k = ordering.keyOf(chunk.get(i));
       keys[i] = k;
-      if (k != null && !busy.contains(k)) {
-        if (fresh == null) {
-          fresh = new HashSet<>();
-        }
-        fresh.add(k);
+      if (k != null) {
+        lookup.add(k);
       }
     }
-    if (fresh != null) {
-      busy.addAll(groups.firstPendingByKey(g.queue(), g.id(), fresh).keySet());
+    if (!lookup.isEmpty()) {
+      busy.addAll(groups.firstPendingByKey(g.queue(), g.id(), lookup).keySet());
     }
     return keys;
   }
@@ -476,19 +475,14 @@ final class Claims {
   /**
    * After an entry of each of {@code keys} that was not blocked left the group (acked, rejected,
    * dead-lettered, dropped): makes each key's next entry visible at {@code now} if it is blocked
-   * (BEHAVIOUR Q-ORDER), in one lookup for them all. A claim then takes them from the due index as
-   * first deliveries.
+   * (BEHAVIOUR Q-ORDER), in one store call for them all ({@link
+   * ConsumerGroupStore#releaseBlocked}). A claim then takes them from the due index as first
+   * deliveries.
    */
   void keysSettled(String queue, String group, Collection<String> keys, Instant now) {
-    boolean any = false;
-    for (PendingEntry next : groups.firstPendingByKey(queue, group, keys).values()) {
-      if (next.isBlocked()) {
-        groups.updatePending(queue, group, next.withVisibleAt(now));
-        releasedKeys++;
-        any = true;
-      }
-    }
-    if (any) {
+    int released = groups.releaseBlocked(queue, group, keys, now).size();
+    if (released > 0) {
+      releasedKeys += released;
       redeliveryDue(queue, group, now);
     }
   }

@@ -208,6 +208,18 @@ final class FileGroupStore implements ConsumerGroupStore {
     return group(queue, groupId).firstPendingByKey(keys);
   }
 
+  /** Nothing is looked up or written when the group has no blocked entry. */
+  @Override
+  public List<PendingEntry> releaseBlocked(
+      String queue, String groupId, Collection<String> keys, Instant at) {
+    StoreChecks.checkOrderKeys(queue, groupId, keys);
+    Objects.requireNonNull(at, "at");
+    if (keys.isEmpty()) {
+      return new ArrayList<>();
+    }
+    return group(queue, groupId).releaseBlocked(keys, at);
+  }
+
   /** One record for the whole claim (entries and cursor), so a crash keeps all of it or none. */
   @Override
   public void claimPending(

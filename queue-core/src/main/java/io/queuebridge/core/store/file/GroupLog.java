@@ -402,6 +402,16 @@ final class GroupLog {
     putPending(e, e.claimedAt());
   }
 
+  /** {@code updatePending} of each entry {@link GroupTable#releasable} names, one record each. */
+  synchronized List<PendingEntry> releaseBlocked(java.util.Collection<String> keys, Instant at) {
+    checkWritable();
+    List<PendingEntry> released = table.releasable(keys, at);
+    for (PendingEntry e : released) {
+      putPending(e, e.claimedAt());
+    }
+    return released;
+  }
+
   synchronized PendingEntry transferPending(
       long offset, String from, String to, Instant now, Duration visibility) {
     checkWritable();

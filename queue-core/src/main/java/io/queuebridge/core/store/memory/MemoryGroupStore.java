@@ -217,6 +217,26 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     }
   }
 
+  /** One section; nothing is looked up when the group has no blocked entry. */
+  @Override
+  public List<PendingEntry> releaseBlocked(
+      String queue, String groupId, Collection<String> keys, Instant at) {
+    StoreChecks.checkOrderKeys(queue, groupId, keys);
+    Objects.requireNonNull(at, "at");
+    if (keys.isEmpty()) {
+      return new ArrayList<>();
+    }
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      GroupTable t = d.live();
+      List<PendingEntry> released = t.releasable(keys, at);
+      for (PendingEntry e : released) {
+        t.putPending(e, e.claimedAt()); // as updatePending
+      }
+      return released;
+    }
+  }
+
   /** One change: every entry added, then the cursor set; {@code updatedAt = now}. */
   @Override
   public void claimPending(

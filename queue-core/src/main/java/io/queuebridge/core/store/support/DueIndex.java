@@ -19,12 +19,13 @@ import java.util.function.Predicate;
  * its entry visible again at <em>now</em> plus the visibility timeout, later than every entry made
  * before it. Those go to the end of {@code run}, a deque kept in order, in O(1) and without
  * allocating. An entry that would break that order (a scheduled message, a nack's retry time, a
- * clock that went back) goes to {@code rest}, a sorted set, and so does a blocked entry (visible
- * {@link PendingEntry#NEVER}), which would otherwise push every later claim there. {@code run} is
- * cleaned lazily: an entry that stops being live (acknowledged, replaced) stays where it is until
- * it reaches the front, where removals trim it, or until the dead ones outnumber the live ones,
- * when the deque is rebuilt. In-order acknowledgements therefore cost one liveness check each.
- * {@link #due} merges the two, skipping what is not live.
+ * clock that went back) goes to {@code rest}, a sorted set. A blocked entry (visible {@link
+ * PendingEntry#NEVER}) is never due and is not indexed at all: in the run it would push every later
+ * claim into the set, and in the set it would make every removal a lookup. {@code run} is cleaned
+ * lazily: an entry that stops being live (acknowledged, replaced) stays where it is until it
+ * reaches the front, where removals trim it, or until the dead ones outnumber the live ones, when
+ * the deque is rebuilt. In-order acknowledgements therefore cost one liveness check each. {@link
+ * #due} merges the two, skipping what is not live.
  *
  * <p>Not thread-safe: the owning log's lock guards it.
  */
@@ -42,9 +43,11 @@ final class DueIndex {
 
   /** Indexes {@code e}, which the log has just made live. */
   void add(PendingEntry e) {
+    if (e.isBlocked()) {
+      return; // never due (BEHAVIOUR Q-ORDER): a release replaces it with an entry that is
+    }
     PendingEntry last = run.peekLast();
-    // A blocked entry (visible never, BEHAVIOUR Q-ORDER) would end the run for every later claim.
-    if (!e.isBlocked() && (last == null || PendingEntry.BY_VISIBILITY.compare(e, last) >= 0)) {
+    if (last == null || PendingEntry.BY_VISIBILITY.compare(e, last) >= 0) {
       run.addLast(e);
     } else {
       rest.add(e);
@@ -53,9 +56,12 @@ final class DueIndex {
 
   /**
    * Forgets {@code e}, which the log has just removed or replaced; {@code liveCount} is the log's
-   * live entries afterwards.
+   * live entries afterwards that are not blocked (the ones indexed).
    */
   void removed(PendingEntry e, int liveCount) {
+    if (e.isBlocked()) {
+      return; // never indexed
+    }
     // The same entry object can be in both (taken off and put back): rest holds only live ones.
     boolean wasInRest = !rest.isEmpty() && rest.remove(e);
     if (run.peekFirst() == e) {

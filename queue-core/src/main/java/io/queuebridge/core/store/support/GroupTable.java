@@ -12,9 +12,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Support for store implementers: one consumer group as mutable state, with the rules of {@link
@@ -172,6 +174,26 @@ public final class GroupTable {
       }
     }
     return found;
+  }
+
+  /**
+   * What {@link ConsumerGroupStore#releaseBlocked} changes, not applied: for each key whose lowest
+   * entry is blocked, that entry made visible at {@code at}; at once empty when no entry is
+   * blocked.
+   */
+  public List<PendingEntry> releasable(Collection<String> keys, Instant at) {
+    if (pending.blockedCount() == 0) {
+      return List.of();
+    }
+    List<PendingEntry> out = new ArrayList<>();
+    Set<String> seen = keys.size() > 1 ? new HashSet<>() : null;
+    for (String k : keys) {
+      PendingEntry e = pending.firstWithKey(k);
+      if (e != null && e.isBlocked() && (seen == null || seen.add(k))) {
+        out.add(e.withVisibleAt(at));
+      }
+    }
+    return out;
   }
 
   /** Every pending entry, by offset. */

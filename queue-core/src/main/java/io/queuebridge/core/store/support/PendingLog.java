@@ -125,7 +125,7 @@ final class PendingLog {
         if (old.isScheduled()) {
           scheduled--;
         }
-        byVisibility.removed(old, live);
+        byVisibility.removed(old, live - blocked);
         keyRemoved(old);
       }
       byVisibility.add(e);
@@ -178,7 +178,7 @@ final class PendingLog {
     } else if (tail - head - live > live && tail - head > MIN_CAPACITY) {
       compact();
     }
-    byVisibility.removed(e, live);
+    byVisibility.removed(e, live - blocked);
     keyRemoved(e);
     return e;
   }

@@ -93,6 +93,12 @@ public abstract class ReadOnlyGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public final List<PendingEntry> releaseBlocked(
+      String queue, String groupId, java.util.Collection<String> keys, Instant at) {
+    throw refused("releaseBlocked", queue, groupId);
+  }
+
+  @Override
   public final void claimPending(
       String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
     throw refused("claimPending", queue, groupId);

@@ -2046,6 +2046,59 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void releaseBlockedMakesVisibleOnlyTheLowestEntryOfEachKeyAndOnlyWhenItIsBlocked()
+      throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().createGroup(group("q", "none-blocked"));
+    PendingEntry a0 = keyed(0, "c1", "ka");
+    PendingEntry a1 = PendingEntry.blocked(1, T0, "ka");
+    PendingEntry a2 = PendingEntry.blocked(2, T0, "ka");
+    PendingEntry b3 = PendingEntry.blocked(3, T0, "kb");
+    PendingEntry b5 = PendingEntry.blocked(5, T0, "kb");
+    PendingEntry c4 = keyed(4, "c2", "kc");
+    groups().claimPending("q", "g", List.of(a0, a1, a2, b3, c4, b5), 6, T0);
+    groups().claimPending("q", "none-blocked", List.of(keyed(0, "c1", "ka")), 1, T0);
+    Instant at = T0.plusSeconds(5);
+
+    // ka's lowest entry is held, kc's too, kd has none: only kb's lowest is released, once
+    assertThat(groups().releaseBlocked("q", "g", List.of("ka", "kb", "kc", "kd", "kb"), at))
+        .containsExactly(b3.withVisibleAt(at));
+    assertThat(groups().getAllPending("q", "g"))
+        .containsExactly(a0, a1, a2, b3.withVisibleAt(at), c4, b5);
+    assertThat(groups().overview("q", "g").blocked()).isEqualTo(3);
+    assertThat(groups().releaseBlocked("q", "g", List.of("kb"), at))
+        .as("kb's lowest entry is no longer blocked")
+        .isEmpty();
+
+    groups().acknowledgePending("q", "g", "c1", 0, 1, at);
+    assertThat(groups().releaseBlocked("q", "g", List.of("ka"), at.plusSeconds(1)))
+        .containsExactly(a1.withVisibleAt(at.plusSeconds(1)));
+    assertThat(groups().duePending("q", "g", at.plusSeconds(1), null, 10))
+        .extracting(PendingEntry::offset)
+        .containsExactly(3L, 1L);
+    assertThat(groups().overview("q", "g").blocked()).isEqualTo(2);
+
+    // nothing blocked, no keys, bad keys, no group
+    assertThat(groups().releaseBlocked("q", "none-blocked", List.of("ka"), at)).isEmpty();
+    assertThat(groups().getAllPending("q", "none-blocked")).containsExactly(keyed(0, "c1", "ka"));
+    assertThat(groups().releaseBlocked("q", "missing", List.of(), at))
+        .as("no keys: nothing is looked up")
+        .isEmpty();
+    assertThatThrownBy(() -> groups().releaseBlocked("q", "missing", List.of("ka"), at))
+        .isInstanceOf(GroupNotFoundException.class);
+    assertThatThrownBy(() -> groups().releaseBlocked("q", "g", List.of("ka", ""), at))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ordering key");
+
+    if (persistent()) {
+      reopen();
+      assertThat(groups().getAllPending("q", "g"))
+          .containsExactly(a1.withVisibleAt(at.plusSeconds(1)), a2, b3.withVisibleAt(at), c4, b5);
+    }
+  }
+
+  @Test
   void orderKeysAndBlockedEntriesSurviveReopen() throws Exception {
     assumePersistent();
     queues().createQueue(QueueConfig.durable("q").build());
