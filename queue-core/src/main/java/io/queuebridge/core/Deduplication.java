@@ -6,6 +6,7 @@ import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.store.AppendResult;
 import io.queuebridge.core.store.DurableQueueStore;
 import java.time.Instant;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -41,6 +42,27 @@ final class Deduplication {
       duplicates.increment();
     }
     return result;
+  }
+
+  /**
+   * At a full classic queue: the offset of an earlier publish of {@code message}'s id to {@code
+   * target} within its window, counted as a duplicate; empty when the deduplication does not apply
+   * or the store remembers no such publish.
+   */
+  OptionalLong rememberedOffset(
+      DurableQueueStore queues, QueueConfig target, Message message, Instant now) {
+    if (!applies(target, message)) {
+      return OptionalLong.empty();
+    }
+    OptionalLong first =
+        queues.deduplicatedOffset(
+            target.name(),
+            message.properties().get(MessageProperties.DEDUP_ID),
+            now.minus(target.dedupWindow()));
+    if (first.isPresent()) {
+      duplicates.increment();
+    }
+    return first;
   }
 
   /** Duplicates refused since the manager was built. */

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -209,6 +210,12 @@ final class PublishRouter {
     if (!target.isStream()) {
       long depth = queues.count(name);
       if (depth >= target.maxDepth()) {
+        // A retry of a publish the queue already stored is a duplicate, not a new message: it
+        // answers the first offset even when the queue is full (BEHAVIOUR Q-DEDUP).
+        OptionalLong first = dedup.rememberedOffset(queues, target, base, clock.instant());
+        if (first.isPresent()) {
+          return first.getAsLong();
+        }
         throw new QueueFullException(name, depth, target.maxDepth());
       }
     }

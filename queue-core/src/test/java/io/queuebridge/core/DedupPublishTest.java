@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.queuebridge.core.config.AckDurability;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
+import io.queuebridge.core.errors.QueueFullException;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.PublishRequest;
@@ -103,6 +104,33 @@ class DedupPublishTest {
     assertThat(m.publishTo("orders", withId("orders", "again2", "order-17"))).isEqualTo(2);
     assertThat(m.metrics().duplicatesRefused()).isEqualTo(2);
     assertThat(values(s, "orders")).containsExactly("plain", "first", "again");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"memory", "file"})
+  void aRetryAtMaxDepthAnswersTheFirstOffsetWhileANewMessageIsRefusedAsFull(String kind)
+      throws Exception {
+    Storage s = store(kind);
+    QueueManager m = manager(s, AckDurability.FSYNC);
+    m.createQueue(QueueConfig.durable("orders").dedupWindow(WINDOW).maxDepth(2).build());
+    assertThat(m.publishTo("orders", withId("orders", "first", "order-1"))).isZero();
+    assertThat(m.publishTo("orders", PublishRequest.of("orders", "plain".getBytes(UTF_8))))
+        .isEqualTo(1);
+    // full: a retry of a stored publish is a duplicate, not a new message
+    assertThat(m.publishTo("orders", withId("orders", "retry", "order-1"))).isZero();
+    assertThat(m.metrics().duplicatesRefused()).isEqualTo(1);
+    assertThatThrownBy(() -> m.publishTo("orders", withId("orders", "new", "order-2")))
+        .isInstanceOf(QueueFullException.class)
+        .hasMessageContaining("orders");
+    assertThatThrownBy(
+            () -> m.publishTo("orders", PublishRequest.of("orders", "x".getBytes(UTF_8))))
+        .isInstanceOf(QueueFullException.class);
+    clock.advance(WINDOW.plusNanos(1)); // the first one is now older than the window
+    assertThatThrownBy(() -> m.publishTo("orders", withId("orders", "late", "order-1")))
+        .as("outside the window the retry is a new message, and there is no room")
+        .isInstanceOf(QueueFullException.class);
+    assertThat(m.metrics().duplicatesRefused()).isEqualTo(1);
+    assertThat(values(s, "orders")).containsExactly("first", "plain");
   }
 
   @Test

@@ -131,6 +131,21 @@ public interface QueueStore extends AutoCloseable {
   }
 
   /**
+   * Where the queue stored the message of deduplication id {@code id} (BEHAVIOUR Q-DEDUP), if it
+   * remembers the id from a message created at or after {@code windowStart}; empty when it does
+   * not, or while the id's first append is still under way. A lookup only: nothing is stored or
+   * forgotten. The manager asks when a classic queue is full, so that a retry of a publish already
+   * stored answers its offset instead of {@link io.queuebridge.core.errors.QueueFullException}. The
+   * default answers empty (a store that cannot deduplicate remembers nothing).
+   *
+   * @throws IllegalArgumentException if {@code id} is empty
+   * @throws QueueNotFoundException if there is no such queue
+   */
+  default OptionalLong deduplicatedOffset(String queue, String id, Instant windowStart) {
+    return OptionalLong.empty();
+  }
+
+  /**
    * The message at {@code offset}.
    *
    * @throws OffsetOutOfRangeException if {@code offset < head} or {@code offset >= tail}, or the

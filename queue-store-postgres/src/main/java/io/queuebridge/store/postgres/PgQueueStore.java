@@ -382,6 +382,42 @@ final class PgQueueStore implements DurableQueueStore {
     return result;
   }
 
+  /**
+   * One query on the {@code dedup} row of the id: its offset when the row is live (created at or
+   * after the window start) and its append committed ({@code off} is -1 while one is under way).
+   */
+  @Override
+  public OptionalLong deduplicatedOffset(String queue, String id, Instant windowStart) {
+    Objects.requireNonNull(queue, "queue");
+    StoreChecks.checkDeduplicationId(queue, id);
+    Objects.requireNonNull(windowStart, "windowStart");
+    return db.read(
+        queue,
+        c -> {
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "SELECT q.id, d.off, d.created_s, d.created_n FROM "
+                      + s
+                      + ".queues q LEFT JOIN "
+                      + s
+                      + ".dedup d ON d.queue_id = q.id AND d.dedup_id = ? WHERE q.name = ?")) {
+            ps.setString(1, id);
+            ps.setString(2, queue);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(queue);
+              }
+              long off = rs.getLong(2);
+              if (rs.wasNull() || off < 0) {
+                return OptionalLong.empty();
+              }
+              Instant created = Db.getInstant(rs, 3);
+              return created.isBefore(windowStart) ? OptionalLong.empty() : OptionalLong.of(off);
+            }
+          }
+        });
+  }
+
   @Override
   public AppendResult appendDeduplicatedAndSync(String queue, Message message, Instant windowStart)
       throws InterruptedException {

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
@@ -175,6 +176,21 @@ public final class DedupIndex {
       notifyAll();
     }
     return AppendResult.stored(offset);
+  }
+
+  /**
+   * The offset remembered for {@code id} from a message created at or after {@code windowStart};
+   * empty when none is, or while its append is under way. Loads the index first if it was not.
+   */
+  public synchronized OptionalLong lookup(String id, Instant windowStart) {
+    if (!loaded) {
+      load(windowStart);
+      loaded = true;
+    }
+    Entry e = byId.get(id);
+    return e == null || e.offset == PENDING || e.createdAt.isBefore(windowStart)
+        ? OptionalLong.empty()
+        : OptionalLong.of(e.offset);
   }
 
   /** How many ids the index holds now (pending ones included); 0 before it was loaded. */

@@ -88,6 +88,19 @@ public abstract class QueueLogStore implements DurableQueueStore {
     }
   }
 
+  /** From the log's {@link QueueLog#dedupIndex()}; empty for a log that cannot deduplicate. */
+  @Override
+  public final OptionalLong deduplicatedOffset(String queue, String id, Instant windowStart) {
+    StoreChecks.checkDeduplicationId(queue, id);
+    Objects.requireNonNull(windowStart, "windowStart");
+    QueueLog log = log(queue);
+    try {
+      return log.dedupIndex().lookup(id, windowStart);
+    } catch (UnsupportedOperationException cannot) {
+      return OptionalLong.empty();
+    }
+  }
+
   /** Through the log's {@link QueueLog#dedupIndex()}, then its {@code appendAndSync}. */
   @Override
   public final AppendResult appendDeduplicatedAndSync(

@@ -74,6 +74,21 @@ public final class StoreChecks {
   }
 
   /**
+   * The check of {@link QueueStore#deduplicatedOffset}: {@code id} is not null or empty.
+   *
+   * @throws IllegalArgumentException naming the id if it is empty
+   */
+  public static void checkDeduplicationId(String queue, String id) {
+    Objects.requireNonNull(id, "id");
+    if (id.isEmpty()) {
+      throw new IllegalArgumentException(
+          "a deduplication id lookup on queue "
+              + queue
+              + ": id is empty; expected the non-empty id a message was published with");
+    }
+  }
+
+  /**
    * The checks of {@link QueueStore#createQueue}: {@code config} non-null, then {@code checkOpen}
    * (the store's own "is it open" check, so a closed store reports that first), then the full
    * {@link QueueConfig#validate()}.

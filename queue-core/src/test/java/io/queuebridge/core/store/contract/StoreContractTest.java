@@ -2753,6 +2753,41 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void deduplicatedOffsetLooksUpWhatADeduplicatedAppendRememberedAndChangesNothing()
+      throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().createQueue(QueueConfig.durable("other").build());
+    assertThat(queues().deduplicatedOffset("q", "id-1", T0.minus(WINDOW))).isEmpty();
+    queues().append("q", message("plain", T0));
+    assertThat(appendDedup("q", "first", "id-1", T0)).isEqualTo(AppendResult.stored(1));
+    assertThat(queues().deduplicatedOffset("q", "id-1", T0.minus(WINDOW))).hasValue(1);
+    assertThat(queues().deduplicatedOffset("q", "id-1", T0))
+        .as("created at the window's start: still remembered")
+        .hasValue(1);
+    assertThat(queues().deduplicatedOffset("q", "id-1", T0.plusNanos(1)))
+        .as("created before the window's start: forgotten")
+        .isEmpty();
+    assertThat(queues().deduplicatedOffset("q", "id-2", T0.minus(WINDOW))).isEmpty();
+    assertThat(queues().deduplicatedOffset("other", "id-1", T0.minus(WINDOW)))
+        .as("ids are kept per queue")
+        .isEmpty();
+    assertThat(queues().tail("q")).as("a lookup stores nothing").isEqualTo(2);
+    assertThat(appendDedup("q", "retry", "id-1", T0.plusSeconds(1)))
+        .as("a lookup with a later window start forgot nothing")
+        .isEqualTo(AppendResult.duplicateOf(1));
+    assertThatThrownBy(() -> queues().deduplicatedOffset("q", "", T0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("deduplication id")
+        .hasMessageContaining("empty");
+    assertThatThrownBy(() -> queues().deduplicatedOffset("missing", "id-1", T0))
+        .isInstanceOf(QueueNotFoundException.class);
+    if (persistent()) {
+      reopen();
+      assertThat(queues().deduplicatedOffset("q", "id-1", T0.minus(WINDOW))).hasValue(1);
+    }
+  }
+
+  @Test
   void anIdWhoseMessageIsOlderThanTheWindowIsStoredAnewAndRememberedFromThen() {
     queues().createQueue(QueueConfig.durable("q").build());
     assertThat(appendDedup("q", "first", "id", T0)).isEqualTo(AppendResult.stored(0));
