@@ -163,9 +163,10 @@ public interface ConsumerGroups {
    *
    * <p><b>Metrics.</b> {@code acks} counts each delivery acked by this call; the PEL gauge drops by
    * each entry removed; {@code ackLatencyNanos} grows once by the wall-clock time of the whole call
-   * (lock wait included), so {@link GroupMetrics#averageAckLatencyNanos()} charges each message of
-   * a batch an equal share of its call — the time the settlement cost per message, as a claimed
-   * batch's time is shared by its claim attempts — and never counts one call's time twice.
+   * (lock wait included; timed on a sample of the calls, see {@link GroupMetrics}), so {@link
+   * GroupMetrics#averageAckLatencyNanos()} charges each message of a batch an equal share of its
+   * call — the time the settlement cost per message, as a claimed batch's time is shared by its
+   * claim attempts — and never counts one call's time twice.
    *
    * <p><b>Failures.</b> If the store fails, or the queue or group is gone, the exception
    * propagates, no ack is counted, and every delivery this call started to settle is returned to

@@ -28,9 +28,11 @@ import io.queuebridge.core.internal.group.GroupCoordinator;
  *     pending, truncated while pending)
  * @param pelSize pending entries now over all groups, scheduled ones included (gauge)
  * @param pelHighWater the largest {@code pelSize} seen since the coordinator was built
- * @param claimLatencyNanos time spent in claim calls
+ * @param claimLatencyNanos time spent in claim calls (lock wait included), estimated from a sample:
+ *     the first call and one in 8 are timed, and their mean is multiplied by the calls made
  * @param stealLatencyNanos time spent stealing
- * @param ackLatencyNanos time spent in acknowledgements
+ * @param ackLatencyNanos time spent in acknowledgements, estimated from a sample as {@code
+ *     claimLatencyNanos} is
  * @param scheduled messages a queue-mode claim read before their due time and kept as scheduled
  *     entries until then (BEHAVIOUR Q-DELAY); their delivery at the due time counts as a claim
  *     success

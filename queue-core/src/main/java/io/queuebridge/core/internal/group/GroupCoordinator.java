@@ -678,16 +678,19 @@ public final class GroupCoordinator implements ConsumerGroups {
 
   /**
    * {@link #locked}, adding the time since {@code start} (taken before the lock) to {@code latency}
-   * before the lock is released: the metrics are single-writer counters updated under the lock
-   * ({@link MetricsRecorder}), so a latency added after the release could be lost to a racing one.
+   * when it samples this operation ({@link MetricsRecorder.Latency}), before the lock is released:
+   * the metrics are single-writer counters updated under the lock ({@link MetricsRecorder}), so a
+   * latency added after the release could be lost to a racing one.
    */
   private <T> T timed(
-      String queue, String group, long start, MetricsRecorder.Counter latency, Supplier<T> body) {
+      String queue, String group, long start, MetricsRecorder.Latency latency, Supplier<T> body) {
     lock.lock();
     try {
       return groups.atomically(queue, group, body);
     } finally {
-      latency.add(System.nanoTime() - start);
+      if (latency.sample()) {
+        latency.add(System.nanoTime() - start);
+      }
       lock.unlock();
     }
   }
