@@ -354,35 +354,78 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   /**
-   * The group's row and members, and one aggregate over its pending rows (none is read): blocked
-   * entries are the scheduled ones visible {@link PendingEntry#NEVER}.
+   * One statement: the group's row, one aggregate over its pending rows (none is read; blocked
+   * entries are the scheduled ones visible {@link PendingEntry#NEVER}) and its members, one row per
+   * member (one row with null member columns when there is none). A single statement reads one
+   * snapshot, so it needs no transaction of its own.
    */
   @Override
   public GroupOverview overview(String queue, String groupId) {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(groupId, "groupId");
-    return db.readSnapshot(
+    if (!Names.isValid(groupId)) { // no such group can exist (BEHAVIOUR S-NAMES); see Db
+      db.checkOpen();
+      throw new GroupNotFoundException(queue, groupId);
+    }
+    return db.query(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          ConsumerGroupState g = load(c, queue, qid, groupId, false).get(0);
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT count(*), count(*) FILTER (WHERE consumer_id = ''), max(off),"
-                      + " count(*) FILTER (WHERE consumer_id = '' AND (visible_s, visible_n) = "
-                      + NEVER_VISIBLE
-                      + ") FROM "
-                      + s
-                      + ".pending WHERE queue_id = ? AND group_id = ?")) {
-            ps.setLong(1, qid);
-            ps.setString(2, groupId);
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-              int pending = rs.getInt(1);
-              return new GroupOverview(
-                  g, pending, rs.getInt(2), pending == 0 ? -1 : rs.getLong(3), rs.getInt(4));
-            }
+        Db.Mode.READ,
+        "SELECT g.pattern, g.mode, g.auto_commit, g.cur, g.committed, g.created_s, g.created_n,"
+            + " g.updated_s, g.updated_n, p.n, p.waiting, p.highest, p.blocked, m.consumer_id,"
+            + " m.client_id, m.registered_s, m.registered_n, m.heartbeat_s, m.heartbeat_n FROM "
+            + s
+            + ".queues q JOIN "
+            + s
+            + ".groups g ON g.queue_id = q.id CROSS JOIN LATERAL (SELECT count(*) AS n,"
+            + " count(*) FILTER (WHERE consumer_id = '') AS waiting, max(off) AS highest,"
+            + " count(*) FILTER (WHERE consumer_id = '' AND (visible_s, visible_n) = "
+            + NEVER_VISIBLE
+            + ") AS blocked FROM "
+            + s
+            + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id) p LEFT JOIN "
+            + s
+            + ".consumers m ON m.queue_id = g.queue_id AND m.group_id = g.group_id"
+            + " WHERE q.name = ? AND g.group_id = ?",
+        p -> p.setString(1, queue).setString(2, groupId),
+        rs -> {
+          if (!rs.next()) {
+            throw new GroupNotFoundException(queue, groupId);
           }
+          String pattern = rs.getString(1);
+          GroupMode mode = GroupMode.valueOf(rs.getString(2));
+          boolean autoCommit = rs.getBoolean(3);
+          long cursor = rs.getLong(4);
+          long committed = rs.getLong(5);
+          Instant created = Db.getInstant(rs, 6);
+          Instant updated = Db.getInstant(rs, 8);
+          int pending = rs.getInt(10);
+          int waiting = rs.getInt(11);
+          long highest = pending == 0 ? -1 : rs.getLong(12);
+          int blocked = rs.getInt(13);
+          Map<String, ConsumerInfo> members = new HashMap<>();
+          do {
+            String id = rs.getString(14);
+            if (id != null) {
+              members.put(
+                  id,
+                  new ConsumerInfo(
+                      id, rs.getString(15), Db.getInstant(rs, 16), Db.getInstant(rs, 18)));
+            }
+          } while (rs.next());
+          ConsumerGroupState g =
+              new ConsumerGroupState(
+                  queue,
+                  groupId,
+                  pattern,
+                  mode,
+                  autoCommit,
+                  cursor,
+                  committed,
+                  List.of(),
+                  members,
+                  created,
+                  updated);
+          return new GroupOverview(g, pending, waiting, highest, blocked);
         });
   }
 
@@ -474,18 +517,86 @@ final class PgGroupStore implements ConsumerGroupStore {
         });
   }
 
-  /** One transaction: the cursor update (which locks the group) and one multi-row upsert. */
+  /**
+   * One statement: the cursor update (which locks the group row) and one multi-row upsert of the
+   * entries from arrays ({@code unnest}); an entry listed twice is written as its last listing.
+   */
   @Override
   public void claimPending(
       String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
     StoreChecks.checkClaim(entries, now);
-    db.write(
-        queue,
-        c -> {
-          long qid = setCursor(c, queue, groupId, cursor, now, false);
-          upsertPending(c, qid, groupId, entries);
-          return null;
-        });
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    if (!Names.isValid(groupId)) { // no such group can exist (BEHAVIOUR S-NAMES); see Db
+      db.checkOpen();
+      throw new GroupNotFoundException(queue, groupId);
+    }
+    Map<Long, PendingEntry> last = new LinkedHashMap<>();
+    for (PendingEntry e : entries) {
+      last.put(e.offset(), e); // as one upsert after another: the last one wins
+    }
+    int n = last.size();
+    Long[] off = new Long[n];
+    String[] holder = new String[n];
+    Long[] claimedS = new Long[n];
+    Integer[] claimedN = new Integer[n];
+    Integer[] count = new Integer[n];
+    Long[] firstS = new Long[n];
+    Integer[] firstN = new Integer[n];
+    Long[] visibleS = new Long[n];
+    Integer[] visibleN = new Integer[n];
+    String[] key = new String[n];
+    int i = 0;
+    for (PendingEntry e : last.values()) {
+      off[i] = e.offset();
+      holder[i] = e.consumerId();
+      claimedS[i] = e.claimedAt().getEpochSecond();
+      claimedN[i] = e.claimedAt().getNano();
+      count[i] = e.deliveryCount();
+      firstS[i] = e.firstClaimedAt().getEpochSecond();
+      firstN[i] = e.firstClaimedAt().getNano();
+      visibleS[i] = e.visibleAt().getEpochSecond();
+      visibleN[i] = e.visibleAt().getNano();
+      key[i++] = e.orderKey();
+    }
+    boolean found =
+        db.query(
+            queue,
+            Db.Mode.WRITE,
+            "WITH g AS (UPDATE "
+                + s
+                + ".groups g SET cur = ?, updated_s = ?, updated_n = ? FROM "
+                + s
+                + ".queues q WHERE q.id = g.queue_id AND q.name = ? AND g.group_id = ?"
+                + " RETURNING g.queue_id, g.group_id),"
+                + " i AS (INSERT INTO "
+                + s
+                + ".pending (queue_id, group_id, "
+                + PENDING_COLUMNS
+                + ") SELECT g.queue_id, g.group_id, e.* FROM g, unnest(?::bigint[], ?::text[],"
+                + " ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::int[], ?::bigint[], ?::int[],"
+                + " ?::text[]) AS e ON CONFLICT (queue_id, group_id, off) DO UPDATE SET"
+                + " consumer_id = EXCLUDED.consumer_id, claimed_s = EXCLUDED.claimed_s,"
+                + " claimed_n = EXCLUDED.claimed_n, delivery_count = EXCLUDED.delivery_count,"
+                + " first_s = EXCLUDED.first_s, first_n = EXCLUDED.first_n,"
+                + " visible_s = EXCLUDED.visible_s, visible_n = EXCLUDED.visible_n,"
+                + " order_key = EXCLUDED.order_key)"
+                + " SELECT count(*) FROM g",
+            p -> {
+              p.setLong(1, cursor);
+              p.setInstant(2, now);
+              p.setString(4, queue).setString(5, groupId);
+              p.setArray(6, "bigint", off).setArray(7, "text", holder);
+              p.setArray(8, "bigint", claimedS).setArray(9, "int4", claimedN);
+              p.setArray(10, "int4", count);
+              p.setArray(11, "bigint", firstS).setArray(12, "int4", firstN);
+              p.setArray(13, "bigint", visibleS).setArray(14, "int4", visibleN);
+              p.setArray(15, "text", key);
+            },
+            rs -> rs.next() && rs.getLong(1) > 0);
+    if (!found) {
+      throw new GroupNotFoundException(queue, groupId);
+    }
   }
 
   /**
@@ -505,52 +616,135 @@ final class PgGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(consumerId, "consumerId");
     Objects.requireNonNull(now, "now");
-    return db.write(
+    return db.query(
         queue,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "WITH g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
-                      + s
-                      + ".groups g JOIN "
-                      + s
-                      + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
-                      + " FOR UPDATE OF g),"
-                      + " d AS (DELETE FROM "
-                      + s
-                      + ".pending p USING g WHERE p.queue_id = g.queue_id"
-                      + " AND p.group_id = g.group_id AND p.off = ? AND p.consumer_id = ?"
-                      + " AND p.delivery_count = ? RETURNING p.off),"
-                      + " t AS (SELECT g.queue_id, g.group_id, g.committed, GREATEST(g.committed,"
-                      + " COALESCE((SELECT min(p.off) FROM "
-                      + s
-                      + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
-                      + " AND p.off <> ?), g.cur)) AS target FROM g WHERE EXISTS (SELECT 1 FROM d)),"
-                      + " u AS (UPDATE "
-                      + s
-                      + ".groups x SET committed = t.target, cur = GREATEST(x.cur, t.target),"
-                      + " updated_s = ?, updated_n = ? FROM t WHERE x.queue_id = t.queue_id"
-                      + " AND x.group_id = t.group_id AND t.target > t.committed RETURNING 1)"
-                      + " SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM d),"
-                      + " (SELECT target FROM t), (SELECT count(*) FROM u)")) {
-            ps.setString(1, queue);
-            ps.setString(2, groupId);
-            ps.setLong(3, offset);
-            ps.setString(4, consumerId);
-            ps.setInt(5, deliveryCount);
-            ps.setLong(6, offset);
-            Db.setInstant(ps, 7, now);
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-              if (rs.getLong(1) == 0) {
-                throw new GroupNotFoundException(queue, groupId);
-              }
-              if (rs.getLong(2) == 0) {
-                throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
-              }
-              return rs.getLong(3);
+        Db.Mode.WRITE,
+        "WITH g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
+            + s
+            + ".groups g JOIN "
+            + s
+            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+            + " FOR UPDATE OF g),"
+            + " d AS (DELETE FROM "
+            + s
+            + ".pending p USING g WHERE p.queue_id = g.queue_id"
+            + " AND p.group_id = g.group_id AND p.off = ? AND p.consumer_id = ?"
+            + " AND p.delivery_count = ? RETURNING p.off),"
+            + " t AS (SELECT g.queue_id, g.group_id, g.committed, GREATEST(g.committed,"
+            + " COALESCE((SELECT min(p.off) FROM "
+            + s
+            + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
+            + " AND p.off <> ?), g.cur)) AS target FROM g WHERE EXISTS (SELECT 1 FROM d)),"
+            + " u AS (UPDATE "
+            + s
+            + ".groups x SET committed = t.target, cur = GREATEST(x.cur, t.target),"
+            + " updated_s = ?, updated_n = ? FROM t WHERE x.queue_id = t.queue_id"
+            + " AND x.group_id = t.group_id AND t.target > t.committed RETURNING 1)"
+            + " SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM d),"
+            + " (SELECT target FROM t), (SELECT count(*) FROM u)",
+        p -> {
+          p.setString(1, queue).setString(2, groupId);
+          p.setLong(3, offset).setString(4, consumerId).setInt(5, deliveryCount);
+          p.setLong(6, offset);
+          p.setInstant(7, now);
+        },
+        rs -> {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          if (rs.getLong(2) == 0) {
+            throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
+          }
+          return rs.getLong(3);
+        });
+  }
+
+  /**
+   * One statement for the whole batch, fenced as {@link #acknowledgePending} is: locks the group
+   * row, deletes each listed entry only if {@code consumerId} holds it with the listed delivery
+   * count, and raises the committed offset once (the cursor with it) to the lowest entry still
+   * pending, or the cursor when none is — as the memory and file stores' {@code GroupTable} does.
+   */
+  @Override
+  public long acknowledgeAllPending(
+      String queue,
+      String groupId,
+      String consumerId,
+      long[] offsets,
+      int[] deliveryCounts,
+      boolean[] removed,
+      Instant now) {
+    StoreChecks.checkAcknowledgeAll(
+        queue, groupId, consumerId, offsets, deliveryCounts, removed, now);
+    if (!Names.isValid(groupId)) { // no such group can exist (BEHAVIOUR S-NAMES); see Db
+      db.checkOpen();
+      throw new GroupNotFoundException(queue, groupId);
+    }
+    int n = offsets.length;
+    Long[] off = new Long[n];
+    Integer[] count = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      off[i] = offsets[i];
+      count[i] = deliveryCounts[i];
+    }
+    return db.query(
+        queue,
+        Db.Mode.WRITE,
+        "WITH g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
+            + s
+            + ".groups g JOIN "
+            + s
+            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+            + " FOR UPDATE OF g),"
+            + " d AS (DELETE FROM "
+            + s
+            + ".pending p USING g, (SELECT DISTINCT * FROM unnest(?::bigint[], ?::int[])) AS w(off,"
+            + " cnt) WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id AND p.off = w.off"
+            + " AND p.consumer_id = ? AND p.delivery_count = w.cnt RETURNING p.off,"
+            + " p.delivery_count),"
+            + " t AS (SELECT g.queue_id, g.group_id, g.committed, GREATEST(g.committed,"
+            + " COALESCE((SELECT p.off FROM "
+            + s
+            + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
+            + " AND NOT EXISTS (SELECT 1 FROM d WHERE d.off = p.off) ORDER BY p.off LIMIT 1),"
+            + " g.cur)) AS target FROM g WHERE EXISTS (SELECT 1 FROM d)),"
+            + " u AS (UPDATE "
+            + s
+            + ".groups x SET committed = t.target, cur = GREATEST(x.cur, t.target),"
+            + " updated_s = ?, updated_n = ? FROM t WHERE x.queue_id = t.queue_id"
+            + " AND x.group_id = t.group_id AND t.target > t.committed RETURNING 1)"
+            + " SELECT (SELECT count(*) FROM g), COALESCE((SELECT target FROM t),"
+            + " (SELECT committed FROM g)), d.off, d.delivery_count"
+            + " FROM (SELECT 1) AS one LEFT JOIN d ON true",
+        p -> {
+          p.setString(1, queue).setString(2, groupId);
+          p.setArray(3, "bigint", off).setArray(4, "int4", count);
+          p.setString(5, consumerId);
+          p.setInstant(6, now);
+        },
+        rs -> {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          long committed = rs.getLong(2);
+          Map<Long, Integer> gone = new HashMap<>(); // offset -> delivery count it was removed at
+          do {
+            long o = rs.getLong(3);
+            if (!rs.wasNull()) {
+              gone.put(o, rs.getInt(4));
+            }
+          } while (rs.next());
+          for (int i = 0; i < n; i++) {
+            // the first listing of a removed entry with its count is the one that removed it
+            Integer c = gone.get(offsets[i]);
+            removed[i] = c != null && c == deliveryCounts[i];
+            if (removed[i]) {
+              gone.remove(offsets[i]);
             }
           }
+          return committed;
         });
   }
 
