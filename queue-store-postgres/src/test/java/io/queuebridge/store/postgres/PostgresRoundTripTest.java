@@ -126,22 +126,22 @@ class PostgresRoundTripTest {
   void anAppendIsOneRoundTripSyncOrNotAndWithCheckpoints() {
     storage.queues().createQueue(QueueConfig.durable("work").build());
     storage.queues().appendBatch("work", messages(3)); // warm the pool
-    assertThat(roundTrips(() -> storage.queues().appendBatch("work", messages(100))))
-        .as("appendBatch of 100")
-        .isEqualTo(1);
-    assertThat(
-            roundTrips(
-                () -> {
-                  try {
-                    return storage
-                        .queues()
-                        .appendBatchAndSync("work", messages(100), Map.of("p0", "1", "p1", "2"));
-                  } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                  }
-                }))
-        .as("appendBatchAndSync of 100 with two checkpoints")
-        .isEqualTo(1);
+    int batch = roundTrips(() -> storage.queues().appendBatch("work", messages(100)));
+    int sync =
+        roundTrips(
+            () -> {
+              try {
+                return storage
+                    .queues()
+                    .appendBatchAndSync("work", messages(100), Map.of("p0", "1", "p1", "2"));
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    System.out.printf(
+        "round trips: appendBatch(100) %d, appendBatchAndSync(100) %d%n", batch, sync);
+    assertThat(batch).as("appendBatch of 100").isEqualTo(1);
+    assertThat(sync).as("appendBatchAndSync of 100 with two checkpoints").isEqualTo(1);
     assertThat(storage.queues().tail("work")).isEqualTo(203);
     assertThat(storage.queues().checkpoints("work")).isEqualTo(Map.of("p0", "1", "p1", "2"));
     assertThat(storage.queues().readBatch("work", 100, 200))
@@ -160,43 +160,36 @@ class PostgresRoundTripTest {
     coordinator.join("work", "", "g", "c", CursorOption.resume(GroupMode.QUEUE));
     roundTrips(() -> groups.overview("work", "g")); // warm the pool
 
-    assertThat(roundTrips(() -> groups.overview("work", "g"))).as("overview").isEqualTo(1);
-    assertThat(
-            roundTrips(
-                () ->
-                    groups.atomically(
-                        "work",
-                        "g",
-                        () -> {
-                          groups.overview("work", "g");
-                          groups.claimPending(
-                              "work", "g", List.of(entry(0), entry(1), entry(2)), 3, T0);
-                          return null;
-                        })))
-        .as("atomically { overview, claimPending }: lock with the first statement, then COMMIT")
-        .isEqualTo(3);
+    int overview = roundTrips(() -> groups.overview("work", "g"));
+    int claimSection =
+        roundTrips(
+            () ->
+                groups.atomically(
+                    "work",
+                    "g",
+                    () -> {
+                      groups.overview("work", "g");
+                      groups.claimPending(
+                          "work", "g", List.of(entry(0), entry(1), entry(2)), 3, T0);
+                      return null;
+                    }));
     boolean[] removed = new boolean[3];
-    assertThat(
-            roundTrips(
-                () ->
-                    groups.atomically(
-                        "work",
-                        "g",
-                        () ->
-                            groups.acknowledgeAllPending(
-                                "work",
-                                "g",
-                                "c",
-                                new long[] {0, 1, 2},
-                                new int[] {1, 1, 1},
-                                removed,
-                                T0))))
-        .as("atomically { acknowledgeAllPending of 3 }")
-        .isEqualTo(2);
-    assertThat(removed).containsExactly(true, true, true);
-    assertThat(roundTrips(() -> groups.atomically("work", "g", () -> null)))
-        .as("a body without statements takes no lock and commits nothing")
-        .isZero();
+    int ackSection =
+        roundTrips(
+            () ->
+                groups.atomically(
+                    "work",
+                    "g",
+                    () ->
+                        groups.acknowledgeAllPending(
+                            "work",
+                            "g",
+                            "c",
+                            new long[] {0, 1, 2},
+                            new int[] {1, 1, 1},
+                            removed,
+                            T0)));
+    int empty = roundTrips(() -> groups.atomically("work", "g", () -> null));
 
     // the engine's calls: at most these (the engine decides which store calls it makes)
     List<GroupDelivery> claimed = new ArrayList<>();
@@ -210,7 +203,18 @@ class PostgresRoundTripTest {
               return null;
             });
     System.out.printf(
-        "round trips: claimBatch(10) %d, ackAll(10) %d, ack() %d%n", claim, ack, single);
+        "round trips: overview %d, atomically{overview, claimPending(3)} %d,"
+            + " atomically{acknowledgeAllPending(3)} %d, atomically{} %d;"
+            + " claimBatch(10) %d, ackAll(10) %d, ack() %d%n",
+        overview, claimSection, ackSection, empty, claim, ack, single);
+
+    assertThat(overview).as("overview").isEqualTo(1);
+    assertThat(claimSection)
+        .as("atomically { overview, claimPending }: the lock rides on the first statement, COMMIT")
+        .isEqualTo(3);
+    assertThat(ackSection).as("atomically { acknowledgeAllPending of 3 }").isEqualTo(2);
+    assertThat(removed).containsExactly(true, true, true);
+    assertThat(empty).as("a body without statements takes no lock and commits nothing").isZero();
     assertThat(claimed).hasSize(10);
     assertThat(claim)
         .as("claimBatch of 10: lock + getQueue, overview, readBatch, claimPending, COMMIT")
