@@ -36,7 +36,17 @@ import java.util.function.Supplier;
  * {@link #atomically}, both run on that thread's bound connection instead, inside the open
  * transaction, and nothing is committed until {@code atomically} ends; {@link #writeOwn} always
  * uses a connection and a transaction of its own (for the durable appends, whose commit is their
- * durability barrier).
+ * durability barrier). {@link #query} runs one statement in one round trip: in autocommit mode
+ * outside {@code atomically} (a statement is a transaction by itself: no {@code BEGIN} or {@code
+ * COMMIT} round trip), in the bound transaction inside.
+ *
+ * <p><b>The lock of {@link #atomically}</b> is taken lazily: the body's first statement carries it
+ * ({@code SELECT pg_advisory_xact_lock(...); statement} in one round trip, the lock granted before
+ * the statement starts), or a round trip of its own precedes the first multi-statement work or a
+ * {@link #writeOwn}. Every statement of the body still runs under the lock; a body that runs none
+ * takes no lock and commits nothing. Prepared statements are reused by the driver (it keeps the
+ * server-side statements of each connection, keyed by their text), so every statement's text is
+ * fixed: batches bind arrays ({@code unnest}), never a text that grows with the batch.
  *
  * <p><b>Read-only.</b> A pool opened read-only ({@link PostgresStoreProvider#openReadOnly}) marks
  * every connection read-only twice: the session's default ({@code SET SESSION CHARACTERISTICS AS
@@ -407,23 +417,22 @@ final class Db implements AutoCloseable {
     if (b == null) {
       takePendingLock(queue);
       try (Connection c = connection(queue)) {
-        return execute(c, sql, bind, rows, null, null);
+        return execute(c, sql, bind, rows, null);
       } catch (SQLException e) {
         throw translate(queue, e);
       }
     }
-    String lockQueue = b.lockQueue;
-    String lockGroup = b.lockGroup;
-    b.lockQueue = null;
-    b.lockGroup = null;
-    return run(queue, b.c, c -> execute(c, sql, bind, rows, lockQueue, lockGroup));
+    return run(queue, b.c, c -> execute(c, sql, bind, rows, b));
   }
 
-  /** {@code sql} on {@code c}, preceded in the same round trip by the group lock when given. */
-  private <T> T execute(
-      Connection c, String sql, Bind bind, Rows<T> rows, String lockQueue, String lockGroup)
+  /**
+   * {@code sql} on {@code c}, preceded in the same round trip by the pending lock of {@code b}, if
+   * any. The lock counts as taken once the server ran the statements (a failure aborts the
+   * transaction anyway); a binder that throws leaves it pending.
+   */
+  private <T> T execute(Connection c, String sql, Bind bind, Rows<T> rows, Bound b)
       throws SQLException {
-    if (lockQueue == null) {
+    if (b == null || b.lockQueue == null) {
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         bind.bind(new Params(ps, 0));
         try (ResultSet rs = ps.executeQuery()) {
@@ -432,8 +441,10 @@ final class Db implements AutoCloseable {
       }
     }
     try (PreparedStatement ps = c.prepareStatement(LOCK_SQL + "; " + sql)) {
-      bindLock(ps, lockQueue, lockGroup);
+      bindLock(ps, b.lockQueue, b.lockGroup);
       bind.bind(new Params(ps, 2));
+      b.lockQueue = null;
+      b.lockGroup = null;
       ps.execute(); // the lock's row
       if (!ps.getMoreResults()) {
         throw new SQLException("no result rows from " + sql);

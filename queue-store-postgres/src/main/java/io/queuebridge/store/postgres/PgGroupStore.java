@@ -36,9 +36,18 @@ import java.util.function.Supplier;
  * <p><b>Atomicity.</b> Every method is one transaction that first locks the group's row ({@code
  * SELECT ... FOR UPDATE} or an {@code UPDATE} of it), so two calls on one group never lose an
  * update, from any process, and a failing call changes nothing. The conveniences are row-level SQL
- * ({@link #acknowledgePending} is a single statement) with the same behaviour and {@code updatedAt}
- * choices as the interface defaults. Multi-row reads ({@link #findGroup}, {@link #listGroups}) read
- * one REPEATABLE READ snapshot.
+ * with the same behaviour and {@code updatedAt} choices as the interface defaults ({@link
+ * #acknowledgeAllPending}: as the memory and file stores' {@code GroupTable}).
+ *
+ * <p><b>Round trips.</b> The calls of the engine's hot paths are one statement each, so one round
+ * trip ({@link Db#query}): {@link #overview}, {@link #claimPending} (cursor and a multi-row upsert
+ * from arrays), {@link #acknowledgePending}, {@link #acknowledgeAllPending} (the whole batch),
+ * {@link #findPending}, {@link #duePending}, {@link #firstPendingByKey}, {@link #getPending},
+ * {@link #getAllPending}, {@link #updatePending}, {@link #transferPending} and {@link
+ * #registerConsumer}. Outside {@code atomically} such a statement runs in autocommit mode (it is
+ * its own transaction and snapshot, no {@code BEGIN}/{@code COMMIT} round trips); inside, the first
+ * one carries the group's advisory lock. Multi-row reads of whole groups ({@link #findGroup},
+ * {@link #getGroup}, {@link #listGroups}) read one REPEATABLE READ snapshot in several statements.
  *
  * <p><b>{@link #atomically}.</b> Runs the body in one transaction holding a transaction-scoped
  * advisory lock on {@code (schema/queue, group)}; every store call the body makes on its thread
@@ -261,33 +270,34 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public void updatePending(String queue, String groupId, PendingEntry entry) {
     Objects.requireNonNull(entry, "entry");
-    changeGroup(
-        queue,
-        groupId,
-        (c, qid) -> {
-          Db.updateSome(
-              c,
-              "UPDATE "
-                  + s
-                  + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
-                  + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?,"
-                  + " visible_n = ?, order_key = ? WHERE queue_id = ? AND group_id = ? AND off = ?",
-              ps -> {
-                ps.setString(1, entry.consumerId());
-                Db.setInstant(ps, 2, entry.claimedAt());
-                ps.setInt(4, entry.deliveryCount());
-                Db.setInstant(ps, 5, entry.firstClaimedAt());
-                Db.setInstant(ps, 7, entry.visibleAt());
-                ps.setString(9, entry.orderKey());
-                ps.setLong(10, qid);
-                ps.setString(11, groupId);
-                ps.setLong(12, entry.offset());
-              },
-              () ->
-                  new PendingEntryNotFoundException(
-                      queue, groupId, entry.consumerId(), entry.offset()));
-          touch(c, qid, groupId, entry.claimedAt());
-        });
+    boolean found =
+        changeWith(
+            queue,
+            groupId,
+            "UPDATE "
+                + s
+                + ".pending p SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
+                + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?, visible_n = ?,"
+                + " order_key = ? FROM g WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
+                + " AND p.off = ? RETURNING p.off",
+            entry.claimedAt(),
+            p -> {
+              p.setString(3, entry.consumerId());
+              p.setInstant(4, entry.claimedAt());
+              p.setInt(6, entry.deliveryCount());
+              p.setInstant(7, entry.firstClaimedAt());
+              p.setInstant(9, entry.visibleAt());
+              p.setString(11, entry.orderKey());
+              p.setLong(12, entry.offset());
+              return 13;
+            },
+            rs -> {
+              rs.getLong(2);
+              return !rs.wasNull();
+            });
+    if (!found) {
+      throw new PendingEntryNotFoundException(queue, groupId, entry.consumerId(), entry.offset());
+    }
   }
 
   @Override
@@ -301,56 +311,49 @@ final class PgGroupStore implements ConsumerGroupStore {
       Duration visibility) {
     StoreChecks.checkTransfer(from, to, now, visibility);
     Instant visibleAt = now.plus(visibility);
-    return db.write(
+    return changeWith(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, true);
-          PendingEntry moved;
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "UPDATE "
-                      + s
-                      + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
-                      + " delivery_count = delivery_count + 1, visible_s = ?, visible_n = ?"
-                      + " WHERE queue_id = ? AND group_id = ? AND off = ? AND consumer_id = ?"
-                      + " RETURNING delivery_count, first_s, first_n, order_key")) {
-            ps.setString(1, to);
-            Db.setInstant(ps, 2, now);
-            Db.setInstant(ps, 4, visibleAt);
-            ps.setLong(6, qid);
-            ps.setString(7, groupId);
-            ps.setLong(8, offset);
-            ps.setString(9, from);
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new PendingEntryNotFoundException(queue, groupId, from, offset);
-              }
-              moved =
-                  new PendingEntry(
-                      offset,
-                      to,
-                      now,
-                      rs.getInt(1),
-                      Db.getInstant(rs, 2),
-                      visibleAt,
-                      rs.getString(4));
-            }
+        groupId,
+        "UPDATE "
+            + s
+            + ".pending p SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
+            + " delivery_count = p.delivery_count + 1, visible_s = ?, visible_n = ? FROM g"
+            + " WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id AND p.off = ?"
+            + " AND p.consumer_id = ? RETURNING p.delivery_count, p.first_s, p.first_n,"
+            + " p.order_key",
+        now,
+        p -> {
+          p.setString(3, to);
+          p.setInstant(4, now);
+          p.setInstant(6, visibleAt);
+          p.setLong(8, offset);
+          p.setString(9, from);
+          return 10;
+        },
+        rs -> {
+          int count = rs.getInt(2);
+          if (rs.wasNull()) {
+            throw new PendingEntryNotFoundException(queue, groupId, from, offset);
           }
-          touch(c, qid, groupId, now);
-          return moved;
+          return new PendingEntry(
+              offset, to, now, count, Db.getInstant(rs, 3), visibleAt, rs.getString(5));
         });
   }
 
   @Override
   public Optional<PendingEntry> findPending(String queue, String groupId, long offset) {
-    return db.read(
-        queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          List<PendingEntry> found =
-              pendingWhere(c, qid, groupId, " AND off = ?", ps -> ps.setLong(3, offset));
-          return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
-        });
+    List<PendingEntry> found =
+        groupPending(
+            queue,
+            groupId,
+            " AND off = ?",
+            "off",
+            "",
+            p -> {
+              p.setLong(1, offset);
+              return 2;
+            });
+    return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
   }
 
   /**
@@ -363,10 +366,6 @@ final class PgGroupStore implements ConsumerGroupStore {
   public GroupOverview overview(String queue, String groupId) {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(groupId, "groupId");
-    if (!Names.isValid(groupId)) { // no such group can exist (BEHAVIOUR S-NAMES); see Db
-      db.checkOpen();
-      throw new GroupNotFoundException(queue, groupId);
-    }
     return db.query(
         queue,
         Db.Mode.READ,
@@ -386,7 +385,10 @@ final class PgGroupStore implements ConsumerGroupStore {
             + s
             + ".consumers m ON m.queue_id = g.queue_id AND m.group_id = g.group_id"
             + " WHERE q.name = ? AND g.group_id = ?",
-        p -> p.setString(1, queue).setString(2, groupId),
+        p -> {
+          checkGroupName(queue, groupId);
+          p.setString(1, queue).setString(2, groupId);
+        },
         rs -> {
           if (!rs.next()) {
             throw new GroupNotFoundException(queue, groupId);
@@ -437,38 +439,21 @@ final class PgGroupStore implements ConsumerGroupStore {
   public List<PendingEntry> duePending(
       String queue, String groupId, Instant now, PendingEntry after, int limit) {
     StoreChecks.checkDuePending(queue, groupId, now, limit);
-    return db.read(
+    return groupPending(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT "
-                      + readColumns
-                      + " FROM "
-                      + s
-                      + ".pending WHERE queue_id = ? AND group_id = ?"
-                      + " AND (visible_s, visible_n) <= (?, ?)"
-                      + (after == null ? "" : " AND (visible_s, visible_n, off) > (?, ?, ?)")
-                      + " ORDER BY visible_s, visible_n, off LIMIT ?")) {
-            ps.setLong(1, qid);
-            ps.setString(2, groupId);
-            Db.setInstant(ps, 3, now);
-            int next = 5;
-            if (after != null) {
-              Db.setInstant(ps, 5, after.visibleAt());
-              ps.setLong(7, after.offset());
-              next = 8;
-            }
-            ps.setInt(next, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-              List<PendingEntry> out = new ArrayList<>();
-              while (rs.next()) {
-                out.add(pendingEntry(rs, 1));
-              }
-              return out;
-            }
+        groupId,
+        " AND (visible_s, visible_n) <= (?, ?)"
+            + (after == null ? "" : " AND (visible_s, visible_n, off) > (?, ?, ?)"),
+        "visible_s, visible_n, off",
+        " LIMIT ?",
+        p -> {
+          int next = p.setInstant(1, now);
+          if (after != null) {
+            next = p.setInstant(next, after.visibleAt());
+            p.setLong(next++, after.offset());
           }
+          p.setInt(next, limit);
+          return next + 1;
         });
   }
 
@@ -487,34 +472,29 @@ final class PgGroupStore implements ConsumerGroupStore {
       return new HashMap<>();
     }
     Object[] distinct = new LinkedHashSet<>(keys).toArray();
-    return db.read(
-        queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          Map<String, PendingEntry> found = new HashMap<>();
-          if (!orderKeys) {
-            return found;
-          }
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT p.* FROM unnest(?::text[]) AS k(wanted) CROSS JOIN LATERAL (SELECT "
-                      + PENDING_COLUMNS
-                      + " FROM "
-                      + s
-                      + ".pending WHERE queue_id = ? AND group_id = ? AND order_key = k.wanted"
-                      + " AND order_key <> '' ORDER BY off LIMIT 1) AS p")) {
-            ps.setArray(1, c.createArrayOf("text", distinct));
-            ps.setLong(2, qid);
-            ps.setString(3, groupId);
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                PendingEntry e = pendingEntry(rs, 1);
-                found.put(e.orderKey(), e);
-              }
-            }
-          }
-          return found;
-        });
+    Map<String, PendingEntry> found = new HashMap<>();
+    if (!orderKeys) {
+      groupPending(queue, groupId, " AND false", "off", "", p -> 1); // the group must exist
+      return found;
+    }
+    for (PendingEntry e :
+        groupPending(
+            queue,
+            groupId,
+            " AND off IN (SELECT f.off FROM unnest(?::text[]) AS k(wanted) CROSS JOIN LATERAL"
+                + " (SELECT off FROM "
+                + s
+                + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id"
+                + " AND order_key = k.wanted AND order_key <> '' ORDER BY off LIMIT 1) AS f)",
+            "off",
+            "",
+            p -> {
+              p.setArray(1, "text", distinct);
+              return 2;
+            })) {
+      found.put(e.orderKey(), e);
+    }
+    return found;
   }
 
   /**
@@ -527,10 +507,6 @@ final class PgGroupStore implements ConsumerGroupStore {
     StoreChecks.checkClaim(entries, now);
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(groupId, "groupId");
-    if (!Names.isValid(groupId)) { // no such group can exist (BEHAVIOUR S-NAMES); see Db
-      db.checkOpen();
-      throw new GroupNotFoundException(queue, groupId);
-    }
     Map<Long, PendingEntry> last = new LinkedHashMap<>();
     for (PendingEntry e : entries) {
       last.put(e.offset(), e); // as one upsert after another: the last one wins
@@ -583,6 +559,7 @@ final class PgGroupStore implements ConsumerGroupStore {
                 + " order_key = EXCLUDED.order_key)"
                 + " SELECT count(*) FROM g",
             p -> {
+              checkGroupName(queue, groupId);
               p.setLong(1, cursor);
               p.setInstant(2, now);
               p.setString(4, queue).setString(5, groupId);
@@ -677,10 +654,6 @@ final class PgGroupStore implements ConsumerGroupStore {
       Instant now) {
     StoreChecks.checkAcknowledgeAll(
         queue, groupId, consumerId, offsets, deliveryCounts, removed, now);
-    if (!Names.isValid(groupId)) { // no such group can exist (BEHAVIOUR S-NAMES); see Db
-      db.checkOpen();
-      throw new GroupNotFoundException(queue, groupId);
-    }
     int n = offsets.length;
     Long[] off = new Long[n];
     Integer[] count = new Integer[n];
@@ -718,6 +691,7 @@ final class PgGroupStore implements ConsumerGroupStore {
             + " (SELECT committed FROM g)), d.off, d.delivery_count"
             + " FROM (SELECT 1) AS one LEFT JOIN d ON true",
         p -> {
+          checkGroupName(queue, groupId);
           p.setString(1, queue).setString(2, groupId);
           p.setArray(3, "bigint", off).setArray(4, "int4", count);
           p.setString(5, consumerId);
@@ -751,23 +725,21 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public List<PendingEntry> getPending(String queue, String groupId, String consumerId) {
     Objects.requireNonNull(consumerId, "consumerId");
-    return db.read(
+    return groupPending(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          return pendingWhere(
-              c, qid, groupId, " AND consumer_id = ?", ps -> ps.setString(3, consumerId));
+        groupId,
+        " AND consumer_id = ?",
+        "off",
+        "",
+        p -> {
+          p.setString(1, consumerId);
+          return 2;
         });
   }
 
   @Override
   public List<PendingEntry> getAllPending(String queue, String groupId) {
-    return db.read(
-        queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          return pendingWhere(c, qid, groupId, "", ps -> {});
-        });
+    return groupPending(queue, groupId, "", "off", "", p -> 1);
   }
 
   @Override
@@ -822,25 +794,25 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public void registerConsumer(String queue, String groupId, ConsumerInfo consumer) {
     Objects.requireNonNull(consumer, "consumer");
-    changeGroup(
+    changeWith(
         queue,
         groupId,
-        (c, qid) -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "INSERT INTO "
-                      + s
-                      + ".consumers (queue_id, group_id, consumer_id, client_id, registered_s,"
-                      + " registered_n, heartbeat_s, heartbeat_n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                      + " ON CONFLICT (queue_id, group_id, consumer_id) DO UPDATE SET"
-                      + " client_id = EXCLUDED.client_id, registered_s = EXCLUDED.registered_s,"
-                      + " registered_n = EXCLUDED.registered_n, heartbeat_s = EXCLUDED.heartbeat_s,"
-                      + " heartbeat_n = EXCLUDED.heartbeat_n")) {
-            bindConsumer(ps, qid, groupId, consumer);
-            ps.executeUpdate();
-          }
-          touch(c, qid, groupId, consumer.lastHeartbeat());
-        });
+        "INSERT INTO "
+            + s
+            + ".consumers (queue_id, group_id, consumer_id, client_id, registered_s,"
+            + " registered_n, heartbeat_s, heartbeat_n) SELECT g.queue_id, g.group_id, ?, ?, ?, ?,"
+            + " ?, ? FROM g ON CONFLICT (queue_id, group_id, consumer_id) DO UPDATE SET"
+            + " client_id = EXCLUDED.client_id, registered_s = EXCLUDED.registered_s,"
+            + " registered_n = EXCLUDED.registered_n, heartbeat_s = EXCLUDED.heartbeat_s,"
+            + " heartbeat_n = EXCLUDED.heartbeat_n RETURNING 1",
+        consumer.lastHeartbeat(),
+        p -> {
+          p.setString(3, consumer.id()).setString(4, consumer.clientId());
+          p.setInstant(5, consumer.registeredAt());
+          p.setInstant(7, consumer.lastHeartbeat());
+          return 9;
+        },
+        rs -> null);
   }
 
   /** Removes the member and keeps its pending entries for others to steal. */
@@ -880,6 +852,120 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
+
+  /**
+   * For a binder of {@link Db#query} (which checks the store and the queue name first): an id no
+   * group can have (BEHAVIOUR S-NAMES) is not found, without a query; see {@link Db}.
+   */
+  private static void checkGroupName(String queue, String groupId) {
+    if (!Names.isValid(groupId)) {
+      throw new GroupNotFoundException(queue, groupId);
+    }
+  }
+
+  /** Binds the parameters of a condition from index 1; returns the next index. */
+  @FunctionalInterface
+  private interface Condition {
+    int bind(Db.Params p) throws SQLException;
+  }
+
+  /**
+   * One statement: the group's pending entries meeting {@code where} (parameters bound by {@code
+   * condition}), in {@code order} (a column list of {@link #readColumns}, optionally with a {@code
+   * LIMIT ?} bound by {@code condition} too); {@link GroupNotFoundException} when the group (or its
+   * queue) does not exist.
+   */
+  private List<PendingEntry> groupPending(
+      String queue, String groupId, String where, String order, String limit, Condition condition) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    return db.query(
+        queue,
+        Db.Mode.READ,
+        "SELECT p.* FROM "
+            + s
+            + ".queues q JOIN "
+            + s
+            + ".groups g ON g.queue_id = q.id LEFT JOIN LATERAL (SELECT "
+            + readColumns
+            + " FROM "
+            + s
+            + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id"
+            + where
+            + " ORDER BY "
+            + order
+            + limit
+            + ") p ON true WHERE q.name = ? AND g.group_id = ? ORDER BY "
+            + order
+                .replace("visible_s", "p.visible_s")
+                .replace("visible_n", "p.visible_n")
+                .replace("off", "p.off"),
+        p -> {
+          checkGroupName(queue, groupId);
+          int i = condition.bind(p);
+          p.setString(i, queue).setString(i + 1, groupId);
+        },
+        rs -> {
+          if (!rs.next()) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          List<PendingEntry> out = new ArrayList<>();
+          do {
+            rs.getLong(1);
+            if (!rs.wasNull()) {
+              out.add(pendingEntry(rs, 1));
+            }
+          } while (rs.next());
+          return out;
+        });
+  }
+
+  /**
+   * One statement changing the group: locks its row ({@code g}), runs {@code change} (a
+   * data-modifying statement over {@code g}, named {@code c}; its parameters, from index 3 on,
+   * bound by {@code condition}) and, when {@code c} returned a row, sets {@code updatedAt} to
+   * {@code touchAt}. {@code rows} reads the one row {@code (count of g, c's columns...)}, with
+   * {@code c}'s columns null when it returned none; {@link GroupNotFoundException} when the group
+   * (or its queue) does not exist.
+   */
+  private <T> T changeWith(
+      String queue,
+      String groupId,
+      String change,
+      Instant touchAt,
+      Condition condition,
+      Db.Rows<T> rows) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    return db.query(
+        queue,
+        Db.Mode.WRITE,
+        "WITH g AS (SELECT g.queue_id, g.group_id FROM "
+            + s
+            + ".groups g JOIN "
+            + s
+            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+            + " FOR UPDATE OF g), c AS ("
+            + change
+            + "), t AS (UPDATE "
+            + s
+            + ".groups x SET updated_s = ?, updated_n = ? FROM g WHERE x.queue_id = g.queue_id"
+            + " AND x.group_id = g.group_id AND EXISTS (SELECT 1 FROM c) RETURNING 1)"
+            + " SELECT (SELECT count(*) FROM g), c.* FROM (SELECT 1) AS one LEFT JOIN c ON true",
+        p -> {
+          checkGroupName(queue, groupId);
+          p.setString(1, queue).setString(2, groupId);
+          int i = condition.bind(p);
+          p.setInstant(i, touchAt);
+        },
+        rs -> {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          return rows.read(rs);
+        });
+  }
 
   @FunctionalInterface
   private interface GroupWork {
@@ -1056,32 +1142,6 @@ final class PgGroupStore implements ConsumerGroupStore {
     ps.setString(4, m.clientId());
     Db.setInstant(ps, 5, m.registeredAt());
     Db.setInstant(ps, 7, m.lastHeartbeat());
-  }
-
-  /** Pending entries of one group by offset; parameters 1, 2 are bound here, the rest by binder. */
-  private List<PendingEntry> pendingWhere(
-      Connection c, long qid, String groupId, String condition, Db.Binder binder)
-      throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT "
-                + readColumns
-                + " FROM "
-                + s
-                + ".pending WHERE queue_id = ? AND group_id = ?"
-                + condition
-                + " ORDER BY off")) {
-      ps.setLong(1, qid);
-      ps.setString(2, groupId);
-      binder.bind(ps);
-      try (ResultSet rs = ps.executeQuery()) {
-        List<PendingEntry> out = new ArrayList<>();
-        while (rs.next()) {
-          out.add(pendingEntry(rs, 1));
-        }
-        return out;
-      }
-    }
   }
 
   /** The entry in the columns from {@code i} on, as {@link #readColumns} lists them. */

@@ -8,6 +8,7 @@ import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
@@ -222,6 +223,94 @@ class PostgresRoundTripTest {
     assertThat(ack).as("ackAll of 10: lock + acknowledgeAllPending, COMMIT").isLessThanOrEqualTo(2);
     assertThat(single).as("one ack: lock + acknowledgePending, COMMIT").isLessThanOrEqualTo(2);
     assertThat(groups.getAllPending("work", "g")).isEmpty();
+  }
+
+  @Test
+  void theOtherGroupCallsAreOneRoundTripEach() {
+    storage.queues().createQueue(QueueConfig.durable("work").build());
+    ConsumerGroupStore groups = storage.groups();
+    groups.createGroup(ConsumerGroupState.create("work", "g", "", GroupMode.QUEUE, true, T0));
+    groups.claimPending(
+        "work", "g", List.of(entry(0), entry(1).withOrderKey("k"), entry(2)), 3, T0);
+    roundTrips(() -> groups.findPending("work", "g", 0)); // warm the pool
+    Map<String, Integer> trips = new java.util.LinkedHashMap<>();
+    trips.put("findPending", roundTrips(() -> groups.findPending("work", "g", 1)));
+    trips.put("duePending", roundTrips(() -> groups.duePending("work", "g", T0, null, 10)));
+    trips.put(
+        "firstPendingByKey", roundTrips(() -> groups.firstPendingByKey("work", "g", List.of("k"))));
+    trips.put("getPending", roundTrips(() -> groups.getPending("work", "g", "c")));
+    trips.put("getAllPending", roundTrips(() -> groups.getAllPending("work", "g")));
+    trips.put(
+        "updatePending",
+        roundTrips(
+            () -> {
+              groups.updatePending("work", "g", entry(2).withVisibleAt(T0.plusSeconds(60)));
+              return null;
+            }));
+    trips.put(
+        "transferPending",
+        roundTrips(
+            () ->
+                groups.transferPending(
+                    "work",
+                    "g",
+                    0,
+                    "c",
+                    "d",
+                    T0.plusSeconds(31),
+                    java.time.Duration.ofSeconds(30))));
+    trips.put(
+        "registerConsumer",
+        roundTrips(
+            () -> {
+              groups.registerConsumer(
+                  "work", "g", new io.queuebridge.core.store.ConsumerInfo("c", "c", T0, T0));
+              return null;
+            }));
+    System.out.println("round trips: " + trips);
+    assertThat(trips).allSatisfy((call, n) -> assertThat(n).as(call).isEqualTo(1));
+    ConsumerGroupState g = groups.getGroup("work", "g");
+    assertThat(g.pendingAt(0).orElseThrow().consumerId()).isEqualTo("d");
+    assertThat(g.pendingAt(2).orElseThrow().visibleAt()).isEqualTo(T0.plusSeconds(60));
+    assertThat(g.consumers()).containsOnlyKeys("c");
+  }
+
+  @Test
+  void theLockIsTakenByTheFirstStatementThatRunsEvenAfterACallRefusedBeforeTheServer()
+      throws Exception {
+    storage.queues().createQueue(QueueConfig.durable("work").build());
+    ConsumerGroupStore groups = storage.groups();
+    groups.createGroup(ConsumerGroupState.create("work", "g", "", GroupMode.QUEUE, true, T0));
+    try (java.sql.Connection other = database.connect()) {
+      groups.atomically(
+          "work",
+          "g",
+          () -> {
+            assertThat(advisoryLocks(other)).as("before any statement").isZero();
+            // refused before reaching the server: the lock stays pending
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                    () -> groups.overview("work", "no\0group"))
+                .isInstanceOf(io.queuebridge.core.errors.GroupNotFoundException.class);
+            assertThat(advisoryLocks(other)).isZero();
+            groups.overview("work", "g");
+            assertThat(advisoryLocks(other)).as("after the first statement").isOne();
+            return null;
+          });
+      assertThat(advisoryLocks(other)).as("released at commit").isZero();
+    }
+  }
+
+  private static int advisoryLocks(java.sql.Connection c) {
+    try (java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet rs =
+            st.executeQuery(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                    + " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) {
+      rs.next();
+      return rs.getInt(1);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static PendingEntry entry(long offset) {
