@@ -31,13 +31,15 @@ import java.util.function.Supplier;
 /**
  * The queue-log half of {@link PostgresStorage}.
  *
- * <p><b>Appends.</b> One transaction per call: {@code UPDATE queues SET tail = tail + n ...
- * RETURNING} reserves the offsets (the row lock serialises writers of one queue across every
- * process, so offsets are contiguous and unique, and a reader sees the new tail only together with
- * the rows, at commit), then one batched multi-row {@code INSERT} of the messages, the checkpoint
- * upserts, and {@code pg_notify}. For the sync methods the committed transaction is the durability
- * barrier: with {@code synchronous_commit} on, {@code COMMIT} returns after the WAL is flushed.
- * Concurrent durable appenders share WAL flushes (PostgreSQL's own group commit).
+ * <p><b>Appends.</b> One statement per call, run in autocommit mode (one round trip, one commit;
+ * inside {@code atomically} the non-durable ones join the bound transaction): {@code UPDATE queues
+ * SET tail = tail + n ... RETURNING} reserves the offsets (the row lock serialises writers of one
+ * queue across every process, so offsets are contiguous and unique, and a reader sees the new tail
+ * only together with the rows, at commit), one multi-row {@code INSERT} of the messages from
+ * arrays, the checkpoint upserts, and {@code pg_notify} ({@link #appendSql}). For the sync methods
+ * the committed statement is the durability barrier: with {@code synchronous_commit} on, the commit
+ * returns after the WAL is flushed. Concurrent durable appenders share WAL flushes (PostgreSQL's
+ * own group commit).
  *
  * <p><b>Reads</b> run in autocommit mode and see only committed data; {@link #truncate} is exact
  * (the head moves in one short transaction, the rows below it are deleted right after); {@link
