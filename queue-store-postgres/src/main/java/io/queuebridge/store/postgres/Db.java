@@ -36,7 +36,17 @@ import java.util.function.Supplier;
  * {@link #atomically}, both run on that thread's bound connection instead, inside the open
  * transaction, and nothing is committed until {@code atomically} ends; {@link #writeOwn} always
  * uses a connection and a transaction of its own (for the durable appends, whose commit is their
- * durability barrier).
+ * durability barrier). {@link #query} runs one statement in one round trip: in autocommit mode
+ * outside {@code atomically} (a statement is a transaction by itself: no {@code BEGIN} or {@code
+ * COMMIT} round trip), in the bound transaction inside.
+ *
+ * <p><b>The lock of {@link #atomically}</b> is taken lazily: the body's first statement carries it
+ * ({@code SELECT pg_advisory_xact_lock(...); statement} in one round trip, the lock granted before
+ * the statement starts), or a round trip of its own precedes the first multi-statement work or a
+ * {@link #writeOwn}. Every statement of the body still runs under the lock; a body that runs none
+ * takes no lock and commits nothing. Prepared statements are reused by the driver (it keeps the
+ * server-side statements of each connection, keyed by their text), so every statement's text is
+ * fixed: batches bind arrays ({@code unnest}), never a text that grows with the batch.
  *
  * <p><b>Read-only.</b> A pool opened read-only ({@link PostgresStoreProvider#openReadOnly}) marks
  * every connection read-only twice: the session's default ({@code SET SESSION CHARACTERISTICS AS
@@ -70,7 +80,25 @@ final class Db implements AutoCloseable {
   private final PostgresConfig config;
   private final boolean readOnly;
   private final HikariDataSource pool;
-  private final ThreadLocal<Connection> bound = new ThreadLocal<>();
+  private final ThreadLocal<Bound> bound = new ThreadLocal<>();
+
+  /**
+   * The transaction of {@link #atomically} (or {@link #snapshot}) on the calling thread: its
+   * connection and, until the first statement of the body runs, the advisory lock still to take.
+   * The lock is taken by that first statement's round trip ({@link #query}) or, before any other
+   * work, by a round trip of its own, so every statement of the body runs under it, and a body that
+   * runs no statement takes no lock.
+   */
+  private static final class Bound {
+    final Connection c;
+    String lockQueue; // null once taken (or when none is to be taken)
+    String lockGroup;
+
+    Bound(Connection c) {
+      this.c = c;
+    }
+  }
+
   private volatile boolean closed;
 
   /**
@@ -186,9 +214,9 @@ final class Db implements AutoCloseable {
   <T> T read(String queue, Work<T> work) {
     checkOpen();
     checkLookup(queue);
-    Connection c = bound.get();
-    if (c != null) {
-      return run(queue, c, work);
+    Bound b = bound.get();
+    if (b != null) {
+      return run(queue, b.c, c -> work.run(locked(b)));
     }
     try (Connection own = connection(queue)) {
       return run(queue, own, work);
@@ -204,8 +232,9 @@ final class Db implements AutoCloseable {
   <T> T readSnapshot(String queue, Work<T> work) {
     checkOpen();
     checkLookup(queue);
-    if (bound.get() != null) {
-      return run(queue, bound.get(), work);
+    Bound b = bound.get();
+    if (b != null) {
+      return run(queue, b.c, c -> work.run(locked(b)));
     }
     return transaction(
         queue,
@@ -233,7 +262,7 @@ final class Db implements AutoCloseable {
     }
     try (Connection c = connection(queue)) {
       c.setAutoCommit(false);
-      bound.set(c);
+      bound.set(new Bound(c));
       try {
         readOnlySnapshot(c);
         T result = body.get();
@@ -265,9 +294,9 @@ final class Db implements AutoCloseable {
     checkOpen();
     checkLookup(queue);
     checkWritable();
-    Connection c = bound.get();
-    if (c != null) {
-      return run(queue, c, work);
+    Bound b = bound.get();
+    if (b != null) {
+      return run(queue, b.c, c -> work.run(locked(b)));
     }
     return writeOwn(queue, work);
   }
@@ -277,7 +306,153 @@ final class Db implements AutoCloseable {
     checkOpen();
     checkLookup(queue);
     checkWritable();
+    takePendingLock(queue);
     return transaction(queue, work);
+  }
+
+  /**
+   * Inside {@link #atomically} whose lock is still pending: takes it now, in a round trip of its
+   * own, so that what follows (work on another connection) happens under it as it did before.
+   */
+  private void takePendingLock(String queue) {
+    Bound b = bound.get();
+    if (b != null && b.lockQueue != null) {
+      run(queue, b.c, c -> locked(b));
+    }
+  }
+
+  /** The bound connection, once its pending advisory lock (if any) is taken. */
+  private Connection locked(Bound b) throws SQLException {
+    if (b.lockQueue != null) {
+      String q = b.lockQueue;
+      String g = b.lockGroup;
+      b.lockQueue = null;
+      b.lockGroup = null;
+      lockGroup(b.c, q, g);
+    }
+    return b.c;
+  }
+
+  // ---- single statements -----------------------------------------------------------------
+
+  /** How {@link #query} runs its statement. */
+  enum Mode {
+    /** A read: autocommit, or in the bound transaction. */
+    READ,
+    /** A change: autocommit (one statement is a transaction), or in the bound transaction. */
+    WRITE,
+    /** A change committed by itself, even inside {@link #atomically} (the durable appends). */
+    WRITE_OWN
+  }
+
+  /** Binds a statement's parameters through {@link Params}. */
+  @FunctionalInterface
+  interface Bind {
+    void bind(Params p) throws SQLException;
+  }
+
+  /** Reads the result rows of a statement. */
+  @FunctionalInterface
+  interface Rows<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /**
+   * A statement's parameters from index 1, whatever comes before them in the round trip (the
+   * advisory lock of {@link #atomically} takes the first two).
+   */
+  static final class Params {
+    private final PreparedStatement ps;
+    private final int offset;
+
+    Params(PreparedStatement ps, int offset) {
+      this.ps = ps;
+      this.offset = offset;
+    }
+
+    Params setLong(int i, long v) throws SQLException {
+      ps.setLong(i + offset, v);
+      return this;
+    }
+
+    Params setInt(int i, int v) throws SQLException {
+      ps.setInt(i + offset, v);
+      return this;
+    }
+
+    Params setString(int i, String v) throws SQLException {
+      ps.setString(i + offset, v);
+      return this;
+    }
+
+    /** An instant as two parameters (epoch seconds, nanos); returns the next index. */
+    int setInstant(int i, Instant t) throws SQLException {
+      return Db.setInstant(ps, i + offset, t) - offset;
+    }
+
+    /**
+     * An array parameter of the SQL element type {@code type} ({@code bigint}, {@code text}...).
+     */
+    Params setArray(int i, String type, Object[] elements) throws SQLException {
+      ps.setArray(i + offset, ps.getConnection().createArrayOf(type, elements));
+      return this;
+    }
+  }
+
+  /**
+   * Runs one statement (one round trip) and reads its rows. Outside {@link #atomically} it runs in
+   * autocommit mode on a pooled connection: a single statement is a transaction of its own, so a
+   * change needs no separate {@code COMMIT} round trip, and a read sees one snapshot. Inside, it
+   * runs in the bound transaction ({@link Mode#WRITE_OWN} excepted) and, when the transaction's
+   * advisory lock is still pending, carries it: {@code SELECT pg_advisory_xact_lock(...); sql} in
+   * the same round trip, the lock taken before {@code sql} starts (and so before its snapshot).
+   */
+  <T> T query(String queue, Mode mode, String sql, Bind bind, Rows<T> rows) {
+    checkOpen();
+    checkLookup(queue);
+    if (mode != Mode.READ) {
+      checkWritable();
+    }
+    Bound b = mode == Mode.WRITE_OWN ? null : bound.get();
+    if (b == null) {
+      takePendingLock(queue);
+      try (Connection c = connection(queue)) {
+        return execute(c, sql, bind, rows, null);
+      } catch (SQLException e) {
+        throw translate(queue, e);
+      }
+    }
+    return run(queue, b.c, c -> execute(c, sql, bind, rows, b));
+  }
+
+  /**
+   * {@code sql} on {@code c}, preceded in the same round trip by the pending lock of {@code b}, if
+   * any. The lock counts as taken once the server ran the statements (a failure aborts the
+   * transaction anyway); a binder that throws leaves it pending.
+   */
+  private <T> T execute(Connection c, String sql, Bind bind, Rows<T> rows, Bound b)
+      throws SQLException {
+    if (b == null || b.lockQueue == null) {
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        bind.bind(new Params(ps, 0));
+        try (ResultSet rs = ps.executeQuery()) {
+          return rows.read(rs);
+        }
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement(LOCK_SQL + "; " + sql)) {
+      bindLock(ps, b.lockQueue, b.lockGroup);
+      bind.bind(new Params(ps, 2));
+      b.lockQueue = null;
+      b.lockGroup = null;
+      ps.execute(); // the lock's row
+      if (!ps.getMoreResults()) {
+        throw new SQLException("no result rows from " + sql);
+      }
+      try (ResultSet rs = ps.getResultSet()) {
+        return rows.read(rs);
+      }
+    }
   }
 
   /**
@@ -309,31 +484,34 @@ final class Db implements AutoCloseable {
     }
   }
 
-  /** Whether the calling thread is inside {@link #atomically}. */
+  /** Whether the calling thread is inside {@link #atomically} (or {@link #snapshot}). */
   boolean inBoundTransaction() {
     return bound.get() != null;
   }
 
   /**
-   * Runs {@code body} in one transaction that first takes the advisory lock of {@code (queue,
-   * groupId)}; store calls the body makes on this thread join the transaction. Commits when the
-   * body returns, rolls back when it throws. Nested calls join the outer transaction (taking their
-   * lock too).
+   * Runs {@code body} in one transaction that holds the advisory lock of {@code (queue, groupId)}
+   * from before its first statement on; store calls the body makes on this thread join the
+   * transaction. The lock is taken by the round trip of the body's first statement ({@link Bound}).
+   * Commits when the body returns, rolls back when it throws. Nested calls join the outer
+   * transaction, taking the outer lock if still pending and then their own, at once.
    */
   <T> T atomically(String queue, String groupId, Supplier<T> body) {
     checkOpen();
     checkWritable();
     checkLookup(queue);
-    Connection outer = bound.get();
+    Bound outer = bound.get();
     if (outer != null) {
-      run(queue, outer, c -> lockGroup(c, queue, groupId));
+      run(queue, outer.c, c -> lockGroup(locked(outer), queue, groupId));
       return body.get();
     }
     try (Connection c = connection(queue)) {
       c.setAutoCommit(false);
-      bound.set(c);
+      Bound b = new Bound(c);
+      b.lockQueue = queue;
+      b.lockGroup = groupId;
+      bound.set(b);
       try {
-        lockGroup(c, queue, groupId);
         T result = body.get();
         c.commit();
         return result;
@@ -348,18 +526,23 @@ final class Db implements AutoCloseable {
     }
   }
 
+  /** The advisory lock of a group, parameters 1 and 2. */
+  private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))";
+
   private Void lockGroup(Connection c, String queue, String groupId) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))")) {
-      ps.setString(1, config.schema() + "/" + queue);
-      // an id no group can have (NUL cannot be a text parameter) locks on a stand-in: a shared
-      // lock key only costs contention
-      ps.setString(
-          2,
-          Names.isValid(groupId) ? groupId : "invalid:" + Integer.toHexString(groupId.hashCode()));
+    try (PreparedStatement ps = c.prepareStatement(LOCK_SQL)) {
+      bindLock(ps, queue, groupId);
       ps.execute();
     }
     return null;
+  }
+
+  private void bindLock(PreparedStatement ps, String queue, String groupId) throws SQLException {
+    ps.setString(1, config.schema() + "/" + queue);
+    // an id no group can have (NUL cannot be a text parameter) locks on a stand-in: a shared lock
+    // key only costs contention
+    ps.setString(
+        2, Names.isValid(groupId) ? groupId : "invalid:" + Integer.toHexString(groupId.hashCode()));
   }
 
   private <T> T run(String queue, Connection c, Work<T> work) {

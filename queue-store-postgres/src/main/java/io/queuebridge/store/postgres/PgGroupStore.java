@@ -36,9 +36,18 @@ import java.util.function.Supplier;
  * <p><b>Atomicity.</b> Every method is one transaction that first locks the group's row ({@code
  * SELECT ... FOR UPDATE} or an {@code UPDATE} of it), so two calls on one group never lose an
  * update, from any process, and a failing call changes nothing. The conveniences are row-level SQL
- * ({@link #acknowledgePending} is a single statement) with the same behaviour and {@code updatedAt}
- * choices as the interface defaults. Multi-row reads ({@link #findGroup}, {@link #listGroups}) read
- * one REPEATABLE READ snapshot.
+ * with the same behaviour and {@code updatedAt} choices as the interface defaults ({@link
+ * #acknowledgeAllPending}: as the memory and file stores' {@code GroupTable}).
+ *
+ * <p><b>Round trips.</b> The calls of the engine's hot paths are one statement each, so one round
+ * trip ({@link Db#query}): {@link #overview}, {@link #claimPending} (cursor and a multi-row upsert
+ * from arrays), {@link #acknowledgePending}, {@link #acknowledgeAllPending} (the whole batch),
+ * {@link #findPending}, {@link #duePending}, {@link #firstPendingByKey}, {@link #getPending},
+ * {@link #getAllPending}, {@link #updatePending}, {@link #transferPending} and {@link
+ * #registerConsumer}. Outside {@code atomically} such a statement runs in autocommit mode (it is
+ * its own transaction and snapshot, no {@code BEGIN}/{@code COMMIT} round trips); inside, the first
+ * one carries the group's advisory lock. Multi-row reads of whole groups ({@link #findGroup},
+ * {@link #getGroup}, {@link #listGroups}) read one REPEATABLE READ snapshot in several statements.
  *
  * <p><b>{@link #atomically}.</b> Runs the body in one transaction holding a transaction-scoped
  * advisory lock on {@code (schema/queue, group)}; every store call the body makes on its thread
@@ -261,33 +270,34 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public void updatePending(String queue, String groupId, PendingEntry entry) {
     Objects.requireNonNull(entry, "entry");
-    changeGroup(
-        queue,
-        groupId,
-        (c, qid) -> {
-          Db.updateSome(
-              c,
-              "UPDATE "
-                  + s
-                  + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
-                  + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?,"
-                  + " visible_n = ?, order_key = ? WHERE queue_id = ? AND group_id = ? AND off = ?",
-              ps -> {
-                ps.setString(1, entry.consumerId());
-                Db.setInstant(ps, 2, entry.claimedAt());
-                ps.setInt(4, entry.deliveryCount());
-                Db.setInstant(ps, 5, entry.firstClaimedAt());
-                Db.setInstant(ps, 7, entry.visibleAt());
-                ps.setString(9, entry.orderKey());
-                ps.setLong(10, qid);
-                ps.setString(11, groupId);
-                ps.setLong(12, entry.offset());
-              },
-              () ->
-                  new PendingEntryNotFoundException(
-                      queue, groupId, entry.consumerId(), entry.offset()));
-          touch(c, qid, groupId, entry.claimedAt());
-        });
+    boolean found =
+        changeWith(
+            queue,
+            groupId,
+            "UPDATE "
+                + s
+                + ".pending p SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
+                + " delivery_count = ?, first_s = ?, first_n = ?, visible_s = ?, visible_n = ?,"
+                + " order_key = ? FROM g WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
+                + " AND p.off = ? RETURNING p.off",
+            entry.claimedAt(),
+            p -> {
+              p.setString(3, entry.consumerId());
+              p.setInstant(4, entry.claimedAt());
+              p.setInt(6, entry.deliveryCount());
+              p.setInstant(7, entry.firstClaimedAt());
+              p.setInstant(9, entry.visibleAt());
+              p.setString(11, entry.orderKey());
+              p.setLong(12, entry.offset());
+              return 13;
+            },
+            rs -> {
+              rs.getLong(2);
+              return !rs.wasNull();
+            });
+    if (!found) {
+      throw new PendingEntryNotFoundException(queue, groupId, entry.consumerId(), entry.offset());
+    }
   }
 
   @Override
@@ -301,88 +311,123 @@ final class PgGroupStore implements ConsumerGroupStore {
       Duration visibility) {
     StoreChecks.checkTransfer(from, to, now, visibility);
     Instant visibleAt = now.plus(visibility);
-    return db.write(
+    return changeWith(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, true);
-          PendingEntry moved;
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "UPDATE "
-                      + s
-                      + ".pending SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
-                      + " delivery_count = delivery_count + 1, visible_s = ?, visible_n = ?"
-                      + " WHERE queue_id = ? AND group_id = ? AND off = ? AND consumer_id = ?"
-                      + " RETURNING delivery_count, first_s, first_n, order_key")) {
-            ps.setString(1, to);
-            Db.setInstant(ps, 2, now);
-            Db.setInstant(ps, 4, visibleAt);
-            ps.setLong(6, qid);
-            ps.setString(7, groupId);
-            ps.setLong(8, offset);
-            ps.setString(9, from);
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new PendingEntryNotFoundException(queue, groupId, from, offset);
-              }
-              moved =
-                  new PendingEntry(
-                      offset,
-                      to,
-                      now,
-                      rs.getInt(1),
-                      Db.getInstant(rs, 2),
-                      visibleAt,
-                      rs.getString(4));
-            }
+        groupId,
+        "UPDATE "
+            + s
+            + ".pending p SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
+            + " delivery_count = p.delivery_count + 1, visible_s = ?, visible_n = ? FROM g"
+            + " WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id AND p.off = ?"
+            + " AND p.consumer_id = ? RETURNING p.delivery_count, p.first_s, p.first_n,"
+            + " p.order_key",
+        now,
+        p -> {
+          p.setString(3, to);
+          p.setInstant(4, now);
+          p.setInstant(6, visibleAt);
+          p.setLong(8, offset);
+          p.setString(9, from);
+          return 10;
+        },
+        rs -> {
+          int count = rs.getInt(2);
+          if (rs.wasNull()) {
+            throw new PendingEntryNotFoundException(queue, groupId, from, offset);
           }
-          touch(c, qid, groupId, now);
-          return moved;
+          return new PendingEntry(
+              offset, to, now, count, Db.getInstant(rs, 3), visibleAt, rs.getString(5));
         });
   }
 
   @Override
   public Optional<PendingEntry> findPending(String queue, String groupId, long offset) {
-    return db.read(
-        queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          List<PendingEntry> found =
-              pendingWhere(c, qid, groupId, " AND off = ?", ps -> ps.setLong(3, offset));
-          return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
-        });
+    List<PendingEntry> found =
+        groupPending(
+            queue,
+            groupId,
+            " AND off = ?",
+            "off",
+            "",
+            p -> {
+              p.setLong(1, offset);
+              return 2;
+            });
+    return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
   }
 
   /**
-   * The group's row and members, and one aggregate over its pending rows (none is read): blocked
-   * entries are the scheduled ones visible {@link PendingEntry#NEVER}.
+   * One statement: the group's row, one aggregate over its pending rows (none is read; blocked
+   * entries are the scheduled ones visible {@link PendingEntry#NEVER}) and its members, one row per
+   * member (one row with null member columns when there is none). A single statement reads one
+   * snapshot, so it needs no transaction of its own.
    */
   @Override
   public GroupOverview overview(String queue, String groupId) {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(groupId, "groupId");
-    return db.readSnapshot(
+    return db.query(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          ConsumerGroupState g = load(c, queue, qid, groupId, false).get(0);
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT count(*), count(*) FILTER (WHERE consumer_id = ''), max(off),"
-                      + " count(*) FILTER (WHERE consumer_id = '' AND (visible_s, visible_n) = "
-                      + NEVER_VISIBLE
-                      + ") FROM "
-                      + s
-                      + ".pending WHERE queue_id = ? AND group_id = ?")) {
-            ps.setLong(1, qid);
-            ps.setString(2, groupId);
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-              int pending = rs.getInt(1);
-              return new GroupOverview(
-                  g, pending, rs.getInt(2), pending == 0 ? -1 : rs.getLong(3), rs.getInt(4));
-            }
+        Db.Mode.READ,
+        "SELECT g.pattern, g.mode, g.auto_commit, g.cur, g.committed, g.created_s, g.created_n,"
+            + " g.updated_s, g.updated_n, p.n, p.waiting, p.highest, p.blocked, m.consumer_id,"
+            + " m.client_id, m.registered_s, m.registered_n, m.heartbeat_s, m.heartbeat_n FROM "
+            + s
+            + ".queues q JOIN "
+            + s
+            + ".groups g ON g.queue_id = q.id CROSS JOIN LATERAL (SELECT count(*) AS n,"
+            + " count(*) FILTER (WHERE consumer_id = '') AS waiting, max(off) AS highest,"
+            + " count(*) FILTER (WHERE consumer_id = '' AND (visible_s, visible_n) = "
+            + NEVER_VISIBLE
+            + ") AS blocked FROM "
+            + s
+            + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id) p LEFT JOIN "
+            + s
+            + ".consumers m ON m.queue_id = g.queue_id AND m.group_id = g.group_id"
+            + " WHERE q.name = ? AND g.group_id = ?",
+        p -> {
+          checkGroupName(queue, groupId);
+          p.setString(1, queue).setString(2, groupId);
+        },
+        rs -> {
+          if (!rs.next()) {
+            throw new GroupNotFoundException(queue, groupId);
           }
+          String pattern = rs.getString(1);
+          GroupMode mode = GroupMode.valueOf(rs.getString(2));
+          boolean autoCommit = rs.getBoolean(3);
+          long cursor = rs.getLong(4);
+          long committed = rs.getLong(5);
+          Instant created = Db.getInstant(rs, 6);
+          Instant updated = Db.getInstant(rs, 8);
+          int pending = rs.getInt(10);
+          int waiting = rs.getInt(11);
+          long highest = pending == 0 ? -1 : rs.getLong(12);
+          int blocked = rs.getInt(13);
+          Map<String, ConsumerInfo> members = new HashMap<>();
+          do {
+            String id = rs.getString(14);
+            if (id != null) {
+              members.put(
+                  id,
+                  new ConsumerInfo(
+                      id, rs.getString(15), Db.getInstant(rs, 16), Db.getInstant(rs, 18)));
+            }
+          } while (rs.next());
+          ConsumerGroupState g =
+              new ConsumerGroupState(
+                  queue,
+                  groupId,
+                  pattern,
+                  mode,
+                  autoCommit,
+                  cursor,
+                  committed,
+                  List.of(),
+                  members,
+                  created,
+                  updated);
+          return new GroupOverview(g, pending, waiting, highest, blocked);
         });
   }
 
@@ -394,38 +439,21 @@ final class PgGroupStore implements ConsumerGroupStore {
   public List<PendingEntry> duePending(
       String queue, String groupId, Instant now, PendingEntry after, int limit) {
     StoreChecks.checkDuePending(queue, groupId, now, limit);
-    return db.read(
+    return groupPending(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT "
-                      + readColumns
-                      + " FROM "
-                      + s
-                      + ".pending WHERE queue_id = ? AND group_id = ?"
-                      + " AND (visible_s, visible_n) <= (?, ?)"
-                      + (after == null ? "" : " AND (visible_s, visible_n, off) > (?, ?, ?)")
-                      + " ORDER BY visible_s, visible_n, off LIMIT ?")) {
-            ps.setLong(1, qid);
-            ps.setString(2, groupId);
-            Db.setInstant(ps, 3, now);
-            int next = 5;
-            if (after != null) {
-              Db.setInstant(ps, 5, after.visibleAt());
-              ps.setLong(7, after.offset());
-              next = 8;
-            }
-            ps.setInt(next, limit);
-            try (ResultSet rs = ps.executeQuery()) {
-              List<PendingEntry> out = new ArrayList<>();
-              while (rs.next()) {
-                out.add(pendingEntry(rs, 1));
-              }
-              return out;
-            }
+        groupId,
+        " AND (visible_s, visible_n) <= (?, ?)"
+            + (after == null ? "" : " AND (visible_s, visible_n, off) > (?, ?, ?)"),
+        "visible_s, visible_n, off",
+        " LIMIT ?",
+        p -> {
+          int next = p.setInstant(1, now);
+          if (after != null) {
+            next = p.setInstant(next, after.visibleAt());
+            p.setLong(next++, after.offset());
           }
+          p.setInt(next, limit);
+          return next + 1;
         });
   }
 
@@ -444,48 +472,108 @@ final class PgGroupStore implements ConsumerGroupStore {
       return new HashMap<>();
     }
     Object[] distinct = new LinkedHashSet<>(keys).toArray();
-    return db.read(
-        queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          Map<String, PendingEntry> found = new HashMap<>();
-          if (!orderKeys) {
-            return found;
-          }
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT p.* FROM unnest(?::text[]) AS k(wanted) CROSS JOIN LATERAL (SELECT "
-                      + PENDING_COLUMNS
-                      + " FROM "
-                      + s
-                      + ".pending WHERE queue_id = ? AND group_id = ? AND order_key = k.wanted"
-                      + " AND order_key <> '' ORDER BY off LIMIT 1) AS p")) {
-            ps.setArray(1, c.createArrayOf("text", distinct));
-            ps.setLong(2, qid);
-            ps.setString(3, groupId);
-            try (ResultSet rs = ps.executeQuery()) {
-              while (rs.next()) {
-                PendingEntry e = pendingEntry(rs, 1);
-                found.put(e.orderKey(), e);
-              }
-            }
-          }
-          return found;
-        });
+    Map<String, PendingEntry> found = new HashMap<>();
+    if (!orderKeys) {
+      groupPending(queue, groupId, " AND false", "off", "", p -> 1); // the group must exist
+      return found;
+    }
+    for (PendingEntry e :
+        groupPending(
+            queue,
+            groupId,
+            " AND off IN (SELECT f.off FROM unnest(?::text[]) AS k(wanted) CROSS JOIN LATERAL"
+                + " (SELECT off FROM "
+                + s
+                + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id"
+                + " AND order_key = k.wanted AND order_key <> '' ORDER BY off LIMIT 1) AS f)",
+            "off",
+            "",
+            p -> {
+              p.setArray(1, "text", distinct);
+              return 2;
+            })) {
+      found.put(e.orderKey(), e);
+    }
+    return found;
   }
 
-  /** One transaction: the cursor update (which locks the group) and one multi-row upsert. */
+  /**
+   * One statement: the cursor update (which locks the group row) and one multi-row upsert of the
+   * entries from arrays ({@code unnest}); an entry listed twice is written as its last listing.
+   */
   @Override
   public void claimPending(
       String queue, String groupId, List<PendingEntry> entries, long cursor, Instant now) {
     StoreChecks.checkClaim(entries, now);
-    db.write(
-        queue,
-        c -> {
-          long qid = setCursor(c, queue, groupId, cursor, now, false);
-          upsertPending(c, qid, groupId, entries);
-          return null;
-        });
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Map<Long, PendingEntry> last = new LinkedHashMap<>();
+    for (PendingEntry e : entries) {
+      last.put(e.offset(), e); // as one upsert after another: the last one wins
+    }
+    int n = last.size();
+    Long[] off = new Long[n];
+    String[] holder = new String[n];
+    Long[] claimedS = new Long[n];
+    Integer[] claimedN = new Integer[n];
+    Integer[] count = new Integer[n];
+    Long[] firstS = new Long[n];
+    Integer[] firstN = new Integer[n];
+    Long[] visibleS = new Long[n];
+    Integer[] visibleN = new Integer[n];
+    String[] key = new String[n];
+    int i = 0;
+    for (PendingEntry e : last.values()) {
+      off[i] = e.offset();
+      holder[i] = e.consumerId();
+      claimedS[i] = e.claimedAt().getEpochSecond();
+      claimedN[i] = e.claimedAt().getNano();
+      count[i] = e.deliveryCount();
+      firstS[i] = e.firstClaimedAt().getEpochSecond();
+      firstN[i] = e.firstClaimedAt().getNano();
+      visibleS[i] = e.visibleAt().getEpochSecond();
+      visibleN[i] = e.visibleAt().getNano();
+      key[i++] = e.orderKey();
+    }
+    boolean found =
+        db.query(
+            queue,
+            Db.Mode.WRITE,
+            "WITH g AS (UPDATE "
+                + s
+                + ".groups g SET cur = ?, updated_s = ?, updated_n = ? FROM "
+                + s
+                + ".queues q WHERE q.id = g.queue_id AND q.name = ? AND g.group_id = ?"
+                + " RETURNING g.queue_id, g.group_id),"
+                + " i AS (INSERT INTO "
+                + s
+                + ".pending (queue_id, group_id, "
+                + PENDING_COLUMNS
+                + ") SELECT g.queue_id, g.group_id, e.* FROM g, unnest(?::bigint[], ?::text[],"
+                + " ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::int[], ?::bigint[], ?::int[],"
+                + " ?::text[]) AS e ON CONFLICT (queue_id, group_id, off) DO UPDATE SET"
+                + " consumer_id = EXCLUDED.consumer_id, claimed_s = EXCLUDED.claimed_s,"
+                + " claimed_n = EXCLUDED.claimed_n, delivery_count = EXCLUDED.delivery_count,"
+                + " first_s = EXCLUDED.first_s, first_n = EXCLUDED.first_n,"
+                + " visible_s = EXCLUDED.visible_s, visible_n = EXCLUDED.visible_n,"
+                + " order_key = EXCLUDED.order_key)"
+                + " SELECT count(*) FROM g",
+            p -> {
+              checkGroupName(queue, groupId);
+              p.setLong(1, cursor);
+              p.setInstant(2, now);
+              p.setString(4, queue).setString(5, groupId);
+              p.setArray(6, "bigint", off).setArray(7, "text", holder);
+              p.setArray(8, "bigint", claimedS).setArray(9, "int4", claimedN);
+              p.setArray(10, "int4", count);
+              p.setArray(11, "bigint", firstS).setArray(12, "int4", firstN);
+              p.setArray(13, "bigint", visibleS).setArray(14, "int4", visibleN);
+              p.setArray(15, "text", key);
+            },
+            rs -> rs.next() && rs.getLong(1) > 0);
+    if (!found) {
+      throw new GroupNotFoundException(queue, groupId);
+    }
   }
 
   /**
@@ -505,75 +593,153 @@ final class PgGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(consumerId, "consumerId");
     Objects.requireNonNull(now, "now");
-    return db.write(
+    return db.query(
         queue,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "WITH g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
-                      + s
-                      + ".groups g JOIN "
-                      + s
-                      + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
-                      + " FOR UPDATE OF g),"
-                      + " d AS (DELETE FROM "
-                      + s
-                      + ".pending p USING g WHERE p.queue_id = g.queue_id"
-                      + " AND p.group_id = g.group_id AND p.off = ? AND p.consumer_id = ?"
-                      + " AND p.delivery_count = ? RETURNING p.off),"
-                      + " t AS (SELECT g.queue_id, g.group_id, g.committed, GREATEST(g.committed,"
-                      + " COALESCE((SELECT min(p.off) FROM "
-                      + s
-                      + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
-                      + " AND p.off <> ?), g.cur)) AS target FROM g WHERE EXISTS (SELECT 1 FROM d)),"
-                      + " u AS (UPDATE "
-                      + s
-                      + ".groups x SET committed = t.target, cur = GREATEST(x.cur, t.target),"
-                      + " updated_s = ?, updated_n = ? FROM t WHERE x.queue_id = t.queue_id"
-                      + " AND x.group_id = t.group_id AND t.target > t.committed RETURNING 1)"
-                      + " SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM d),"
-                      + " (SELECT target FROM t), (SELECT count(*) FROM u)")) {
-            ps.setString(1, queue);
-            ps.setString(2, groupId);
-            ps.setLong(3, offset);
-            ps.setString(4, consumerId);
-            ps.setInt(5, deliveryCount);
-            ps.setLong(6, offset);
-            Db.setInstant(ps, 7, now);
-            try (ResultSet rs = ps.executeQuery()) {
-              rs.next();
-              if (rs.getLong(1) == 0) {
-                throw new GroupNotFoundException(queue, groupId);
-              }
-              if (rs.getLong(2) == 0) {
-                throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
-              }
-              return rs.getLong(3);
+        Db.Mode.WRITE,
+        "WITH g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
+            + s
+            + ".groups g JOIN "
+            + s
+            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+            + " FOR UPDATE OF g),"
+            + " d AS (DELETE FROM "
+            + s
+            + ".pending p USING g WHERE p.queue_id = g.queue_id"
+            + " AND p.group_id = g.group_id AND p.off = ? AND p.consumer_id = ?"
+            + " AND p.delivery_count = ? RETURNING p.off),"
+            + " t AS (SELECT g.queue_id, g.group_id, g.committed, GREATEST(g.committed,"
+            + " COALESCE((SELECT min(p.off) FROM "
+            + s
+            + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
+            + " AND p.off <> ?), g.cur)) AS target FROM g WHERE EXISTS (SELECT 1 FROM d)),"
+            + " u AS (UPDATE "
+            + s
+            + ".groups x SET committed = t.target, cur = GREATEST(x.cur, t.target),"
+            + " updated_s = ?, updated_n = ? FROM t WHERE x.queue_id = t.queue_id"
+            + " AND x.group_id = t.group_id AND t.target > t.committed RETURNING 1)"
+            + " SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM d),"
+            + " (SELECT target FROM t), (SELECT count(*) FROM u)",
+        p -> {
+          p.setString(1, queue).setString(2, groupId);
+          p.setLong(3, offset).setString(4, consumerId).setInt(5, deliveryCount);
+          p.setLong(6, offset);
+          p.setInstant(7, now);
+        },
+        rs -> {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          if (rs.getLong(2) == 0) {
+            throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
+          }
+          return rs.getLong(3);
+        });
+  }
+
+  /**
+   * One statement for the whole batch, fenced as {@link #acknowledgePending} is: locks the group
+   * row, deletes each listed entry only if {@code consumerId} holds it with the listed delivery
+   * count, and raises the committed offset once (the cursor with it) to the lowest entry still
+   * pending, or the cursor when none is — as the memory and file stores' {@code GroupTable} does.
+   */
+  @Override
+  public long acknowledgeAllPending(
+      String queue,
+      String groupId,
+      String consumerId,
+      long[] offsets,
+      int[] deliveryCounts,
+      boolean[] removed,
+      Instant now) {
+    StoreChecks.checkAcknowledgeAll(
+        queue, groupId, consumerId, offsets, deliveryCounts, removed, now);
+    int n = offsets.length;
+    Long[] off = new Long[n];
+    Integer[] count = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      off[i] = offsets[i];
+      count[i] = deliveryCounts[i];
+    }
+    return db.query(
+        queue,
+        Db.Mode.WRITE,
+        "WITH g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
+            + s
+            + ".groups g JOIN "
+            + s
+            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+            + " FOR UPDATE OF g),"
+            + " d AS (DELETE FROM "
+            + s
+            + ".pending p USING g, (SELECT DISTINCT * FROM unnest(?::bigint[], ?::int[])) AS w(off,"
+            + " cnt) WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id AND p.off = w.off"
+            + " AND p.consumer_id = ? AND p.delivery_count = w.cnt RETURNING p.off,"
+            + " p.delivery_count),"
+            + " t AS (SELECT g.queue_id, g.group_id, g.committed, GREATEST(g.committed,"
+            + " COALESCE((SELECT p.off FROM "
+            + s
+            + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
+            + " AND NOT EXISTS (SELECT 1 FROM d WHERE d.off = p.off) ORDER BY p.off LIMIT 1),"
+            + " g.cur)) AS target FROM g WHERE EXISTS (SELECT 1 FROM d)),"
+            + " u AS (UPDATE "
+            + s
+            + ".groups x SET committed = t.target, cur = GREATEST(x.cur, t.target),"
+            + " updated_s = ?, updated_n = ? FROM t WHERE x.queue_id = t.queue_id"
+            + " AND x.group_id = t.group_id AND t.target > t.committed RETURNING 1)"
+            + " SELECT (SELECT count(*) FROM g), COALESCE((SELECT target FROM t),"
+            + " (SELECT committed FROM g)), d.off, d.delivery_count"
+            + " FROM (SELECT 1) AS one LEFT JOIN d ON true",
+        p -> {
+          checkGroupName(queue, groupId);
+          p.setString(1, queue).setString(2, groupId);
+          p.setArray(3, "bigint", off).setArray(4, "int4", count);
+          p.setString(5, consumerId);
+          p.setInstant(6, now);
+        },
+        rs -> {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          long committed = rs.getLong(2);
+          Map<Long, Integer> gone = new HashMap<>(); // offset -> delivery count it was removed at
+          do {
+            long o = rs.getLong(3);
+            if (!rs.wasNull()) {
+              gone.put(o, rs.getInt(4));
+            }
+          } while (rs.next());
+          for (int i = 0; i < n; i++) {
+            // the first listing of a removed entry with its count is the one that removed it
+            Integer c = gone.get(offsets[i]);
+            removed[i] = c != null && c == deliveryCounts[i];
+            if (removed[i]) {
+              gone.remove(offsets[i]);
             }
           }
+          return committed;
         });
   }
 
   @Override
   public List<PendingEntry> getPending(String queue, String groupId, String consumerId) {
     Objects.requireNonNull(consumerId, "consumerId");
-    return db.read(
+    return groupPending(
         queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          return pendingWhere(
-              c, qid, groupId, " AND consumer_id = ?", ps -> ps.setString(3, consumerId));
+        groupId,
+        " AND consumer_id = ?",
+        "off",
+        "",
+        p -> {
+          p.setString(1, consumerId);
+          return 2;
         });
   }
 
   @Override
   public List<PendingEntry> getAllPending(String queue, String groupId) {
-    return db.read(
-        queue,
-        c -> {
-          long qid = groupQueueId(c, queue, groupId, false);
-          return pendingWhere(c, qid, groupId, "", ps -> {});
-        });
+    return groupPending(queue, groupId, "", "off", "", p -> 1);
   }
 
   @Override
@@ -628,25 +794,25 @@ final class PgGroupStore implements ConsumerGroupStore {
   @Override
   public void registerConsumer(String queue, String groupId, ConsumerInfo consumer) {
     Objects.requireNonNull(consumer, "consumer");
-    changeGroup(
+    changeWith(
         queue,
         groupId,
-        (c, qid) -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "INSERT INTO "
-                      + s
-                      + ".consumers (queue_id, group_id, consumer_id, client_id, registered_s,"
-                      + " registered_n, heartbeat_s, heartbeat_n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                      + " ON CONFLICT (queue_id, group_id, consumer_id) DO UPDATE SET"
-                      + " client_id = EXCLUDED.client_id, registered_s = EXCLUDED.registered_s,"
-                      + " registered_n = EXCLUDED.registered_n, heartbeat_s = EXCLUDED.heartbeat_s,"
-                      + " heartbeat_n = EXCLUDED.heartbeat_n")) {
-            bindConsumer(ps, qid, groupId, consumer);
-            ps.executeUpdate();
-          }
-          touch(c, qid, groupId, consumer.lastHeartbeat());
-        });
+        "INSERT INTO "
+            + s
+            + ".consumers (queue_id, group_id, consumer_id, client_id, registered_s,"
+            + " registered_n, heartbeat_s, heartbeat_n) SELECT g.queue_id, g.group_id, ?, ?, ?, ?,"
+            + " ?, ? FROM g ON CONFLICT (queue_id, group_id, consumer_id) DO UPDATE SET"
+            + " client_id = EXCLUDED.client_id, registered_s = EXCLUDED.registered_s,"
+            + " registered_n = EXCLUDED.registered_n, heartbeat_s = EXCLUDED.heartbeat_s,"
+            + " heartbeat_n = EXCLUDED.heartbeat_n RETURNING 1",
+        consumer.lastHeartbeat(),
+        p -> {
+          p.setString(3, consumer.id()).setString(4, consumer.clientId());
+          p.setInstant(5, consumer.registeredAt());
+          p.setInstant(7, consumer.lastHeartbeat());
+          return 9;
+        },
+        rs -> null);
   }
 
   /** Removes the member and keeps its pending entries for others to steal. */
@@ -686,6 +852,120 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
+
+  /**
+   * For a binder of {@link Db#query} (which checks the store and the queue name first): an id no
+   * group can have (BEHAVIOUR S-NAMES) is not found, without a query; see {@link Db}.
+   */
+  private static void checkGroupName(String queue, String groupId) {
+    if (!Names.isValid(groupId)) {
+      throw new GroupNotFoundException(queue, groupId);
+    }
+  }
+
+  /** Binds the parameters of a condition from index 1; returns the next index. */
+  @FunctionalInterface
+  private interface Condition {
+    int bind(Db.Params p) throws SQLException;
+  }
+
+  /**
+   * One statement: the group's pending entries meeting {@code where} (parameters bound by {@code
+   * condition}), in {@code order} (a column list of {@link #readColumns}, optionally with a {@code
+   * LIMIT ?} bound by {@code condition} too); {@link GroupNotFoundException} when the group (or its
+   * queue) does not exist.
+   */
+  private List<PendingEntry> groupPending(
+      String queue, String groupId, String where, String order, String limit, Condition condition) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    return db.query(
+        queue,
+        Db.Mode.READ,
+        "SELECT p.* FROM "
+            + s
+            + ".queues q JOIN "
+            + s
+            + ".groups g ON g.queue_id = q.id LEFT JOIN LATERAL (SELECT "
+            + readColumns
+            + " FROM "
+            + s
+            + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id"
+            + where
+            + " ORDER BY "
+            + order
+            + limit
+            + ") p ON true WHERE q.name = ? AND g.group_id = ? ORDER BY "
+            + order
+                .replace("visible_s", "p.visible_s")
+                .replace("visible_n", "p.visible_n")
+                .replace("off", "p.off"),
+        p -> {
+          checkGroupName(queue, groupId);
+          int i = condition.bind(p);
+          p.setString(i, queue).setString(i + 1, groupId);
+        },
+        rs -> {
+          if (!rs.next()) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          List<PendingEntry> out = new ArrayList<>();
+          do {
+            rs.getLong(1);
+            if (!rs.wasNull()) {
+              out.add(pendingEntry(rs, 1));
+            }
+          } while (rs.next());
+          return out;
+        });
+  }
+
+  /**
+   * One statement changing the group: locks its row ({@code g}), runs {@code change} (a
+   * data-modifying statement over {@code g}, named {@code c}; its parameters, from index 3 on,
+   * bound by {@code condition}) and, when {@code c} returned a row, sets {@code updatedAt} to
+   * {@code touchAt}. {@code rows} reads the one row {@code (count of g, c's columns...)}, with
+   * {@code c}'s columns null when it returned none; {@link GroupNotFoundException} when the group
+   * (or its queue) does not exist.
+   */
+  private <T> T changeWith(
+      String queue,
+      String groupId,
+      String change,
+      Instant touchAt,
+      Condition condition,
+      Db.Rows<T> rows) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    return db.query(
+        queue,
+        Db.Mode.WRITE,
+        "WITH g AS (SELECT g.queue_id, g.group_id FROM "
+            + s
+            + ".groups g JOIN "
+            + s
+            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+            + " FOR UPDATE OF g), c AS ("
+            + change
+            + "), t AS (UPDATE "
+            + s
+            + ".groups x SET updated_s = ?, updated_n = ? FROM g WHERE x.queue_id = g.queue_id"
+            + " AND x.group_id = g.group_id AND EXISTS (SELECT 1 FROM c) RETURNING 1)"
+            + " SELECT (SELECT count(*) FROM g), c.* FROM (SELECT 1) AS one LEFT JOIN c ON true",
+        p -> {
+          checkGroupName(queue, groupId);
+          p.setString(1, queue).setString(2, groupId);
+          int i = condition.bind(p);
+          p.setInstant(i, touchAt);
+        },
+        rs -> {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          return rows.read(rs);
+        });
+  }
 
   @FunctionalInterface
   private interface GroupWork {
@@ -862,32 +1142,6 @@ final class PgGroupStore implements ConsumerGroupStore {
     ps.setString(4, m.clientId());
     Db.setInstant(ps, 5, m.registeredAt());
     Db.setInstant(ps, 7, m.lastHeartbeat());
-  }
-
-  /** Pending entries of one group by offset; parameters 1, 2 are bound here, the rest by binder. */
-  private List<PendingEntry> pendingWhere(
-      Connection c, long qid, String groupId, String condition, Db.Binder binder)
-      throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT "
-                + readColumns
-                + " FROM "
-                + s
-                + ".pending WHERE queue_id = ? AND group_id = ?"
-                + condition
-                + " ORDER BY off")) {
-      ps.setLong(1, qid);
-      ps.setString(2, groupId);
-      binder.bind(ps);
-      try (ResultSet rs = ps.executeQuery()) {
-        List<PendingEntry> out = new ArrayList<>();
-        while (rs.next()) {
-          out.add(pendingEntry(rs, 1));
-        }
-        return out;
-      }
-    }
   }
 
   /** The entry in the columns from {@code i} on, as {@link #readColumns} lists them. */

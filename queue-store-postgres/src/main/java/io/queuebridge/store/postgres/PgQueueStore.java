@@ -31,13 +31,15 @@ import java.util.function.Supplier;
 /**
  * The queue-log half of {@link PostgresStorage}.
  *
- * <p><b>Appends.</b> One transaction per call: {@code UPDATE queues SET tail = tail + n ...
- * RETURNING} reserves the offsets (the row lock serialises writers of one queue across every
- * process, so offsets are contiguous and unique, and a reader sees the new tail only together with
- * the rows, at commit), then one batched multi-row {@code INSERT} of the messages, the checkpoint
- * upserts, and {@code pg_notify}. For the sync methods the committed transaction is the durability
- * barrier: with {@code synchronous_commit} on, {@code COMMIT} returns after the WAL is flushed.
- * Concurrent durable appenders share WAL flushes (PostgreSQL's own group commit).
+ * <p><b>Appends.</b> One statement per call, run in autocommit mode (one round trip, one commit;
+ * inside {@code atomically} the non-durable ones join the bound transaction): {@code UPDATE queues
+ * SET tail = tail + n ... RETURNING} reserves the offsets (the row lock serialises writers of one
+ * queue across every process, so offsets are contiguous and unique, and a reader sees the new tail
+ * only together with the rows, at commit), one multi-row {@code INSERT} of the messages from
+ * arrays, the checkpoint upserts, and {@code pg_notify} ({@link #appendSql}). For the sync methods
+ * the committed statement is the durability barrier: with {@code synchronous_commit} on, the commit
+ * returns after the WAL is flushed. Concurrent durable appenders share WAL flushes (PostgreSQL's
+ * own group commit).
  *
  * <p><b>Reads</b> run in autocommit mode and see only committed data; {@link #truncate} is exact
  * (the head moves in one short transaction, the rows below it are deleted right after); {@link
@@ -121,19 +123,16 @@ final class PgQueueStore implements DurableQueueStore {
    * @throws QueueNotFoundException if there is no such queue
    */
   private <T> T queueRow(String name, String columns, RowMapper<T> mapper) {
-    return db.read(
+    return db.query(
         name,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement("SELECT " + columns + " FROM " + s + ".queues WHERE name = ?")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new QueueNotFoundException(name);
-              }
-              return mapper.map(rs);
-            }
+        Db.Mode.READ,
+        "SELECT " + columns + " FROM " + s + ".queues WHERE name = ?",
+        p -> p.setString(1, name),
+        rs -> {
+          if (!rs.next()) {
+            throw new QueueNotFoundException(name);
           }
+          return mapper.map(rs);
         });
   }
 
@@ -278,9 +277,14 @@ final class PgQueueStore implements DurableQueueStore {
       bytes += bodies[i].length;
     }
     long total = bytes;
-    Db.Work<Long> work = c -> appendRows(c, queue, messages, bodies, total, checkpoints);
     boolean own = sync || !db.inBoundTransaction();
-    long first = sync ? db.writeOwn(queue, work) : db.write(queue, work);
+    long first =
+        db.query(
+            queue,
+            sync ? Db.Mode.WRITE_OWN : Db.Mode.WRITE,
+            appendSql(),
+            p -> bindAppend(p, queue, messages, bodies, total, checkpoints),
+            rs -> appended(queue, rs));
     if (own) {
       listener.wake(queue);
     }
@@ -363,8 +367,7 @@ final class PgQueueStore implements DurableQueueStore {
                 }
               }
               long offset =
-                  appendRows(
-                      c, queue, List.of(message), new byte[][] {body}, body.length, Map.of());
+                  appendRows(c, queue, List.of(message), new byte[][] {body}, body.length);
               long qid = queueId;
               Db.update(
                   c,
@@ -426,8 +429,34 @@ final class PgQueueStore implements DurableQueueStore {
     return appendDeduplicated(queue, message, windowStart);
   }
 
-  private long appendRows(
-      Connection c,
+  /**
+   * An append as one statement: the offset reservation ({@code UPDATE queues ... RETURNING}, whose
+   * row lock serialises the queue's writers), the messages as one multi-row {@code INSERT} from
+   * arrays ({@code unnest}), the checkpoint upserts, and {@code pg_notify} (delivered at commit).
+   * Parameters: {@link #bindAppend}. One row comes back ({@code id}, first offset) unless the queue
+   * does not exist; then nothing was written.
+   */
+  private String appendSql() {
+    return "WITH r AS (UPDATE "
+        + s
+        + ".queues SET tail = tail + ?, total_bytes = total_bytes + ? WHERE name = ?"
+        + " RETURNING id, tail - ? AS first, total_bytes - ? AS before),"
+        + " m AS (INSERT INTO "
+        + s
+        + ".messages (queue_id, off, created_s, created_n, size, bytes_before, body)"
+        + " SELECT r.id, r.first + e.i - 1, e.cs, e.cn, e.size, r.before + e.rel, e.body FROM r,"
+        + " unnest(?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::bytea[]) WITH ORDINALITY"
+        + " AS e(cs, cn, size, rel, body, i)),"
+        + " k AS (INSERT INTO "
+        + s
+        + ".checkpoints (queue_id, key, value) SELECT r.id, x.k, x.v FROM r,"
+        + " unnest(?::text[], ?::text[]) AS x(k, v)"
+        + " ON CONFLICT (queue_id, key) DO UPDATE SET value = EXCLUDED.value)"
+        + " SELECT r.id, r.first, pg_notify(?, ?) FROM r";
+  }
+
+  private void bindAppend(
+      Db.Params p,
       String queue,
       List<Message> messages,
       byte[][] bodies,
@@ -435,69 +464,51 @@ final class PgQueueStore implements DurableQueueStore {
       Map<String, String> checkpoints)
       throws SQLException {
     int n = messages.size();
-    long id;
-    long first;
-    long before;
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "UPDATE "
-                + s
-                + ".queues SET tail = tail + ?, total_bytes = total_bytes + ? WHERE name = ?"
-                + " RETURNING id, tail, total_bytes")) {
-      ps.setLong(1, n);
-      ps.setLong(2, bytes);
-      ps.setString(3, queue);
+    Long[] createdS = new Long[n];
+    Integer[] createdN = new Integer[n];
+    Integer[] sizes = new Integer[n];
+    Long[] before = new Long[n];
+    long running = 0;
+    for (int i = 0; i < n; i++) {
+      Instant t = messages.get(i).createdAt();
+      createdS[i] = t == null ? null : t.getEpochSecond();
+      createdN[i] = t == null ? null : t.getNano();
+      sizes[i] = bodies[i].length;
+      before[i] = running;
+      running += bodies[i].length;
+    }
+    String[] keys = new String[checkpoints.size()];
+    String[] values = new String[keys.length];
+    int k = 0;
+    for (Map.Entry<String, String> e : checkpoints.entrySet()) {
+      keys[k] = e.getKey();
+      values[k++] = e.getValue();
+    }
+    p.setLong(1, n).setLong(2, bytes).setString(3, queue).setLong(4, n).setLong(5, bytes);
+    p.setArray(6, "bigint", createdS).setArray(7, "int4", createdN).setArray(8, "int4", sizes);
+    p.setArray(9, "bigint", before).setArray(10, "bytea", bodies);
+    p.setArray(11, "text", keys).setArray(12, "text", values);
+    p.setString(13, db.config().channel()).setString(14, queue);
+  }
+
+  /** The first offset of an append, from the row of {@link #appendSql}. */
+  private static long appended(String queue, ResultSet rs) throws SQLException {
+    if (!rs.next()) {
+      throw new QueueNotFoundException(queue);
+    }
+    return rs.getLong(2);
+  }
+
+  /** {@link #appendSql} inside a transaction of the caller's (a deduplicated append). */
+  private long appendRows(
+      Connection c, String queue, List<Message> messages, byte[][] bodies, long bytes)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(appendSql())) {
+      bindAppend(new Db.Params(ps, 0), queue, messages, bodies, bytes, Map.of());
       try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new QueueNotFoundException(queue);
-        }
-        id = rs.getLong(1);
-        first = rs.getLong(2) - n;
-        before = rs.getLong(3) - bytes;
+        return appended(queue, rs);
       }
     }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO "
-                + s
-                + ".messages (queue_id, off, created_s, created_n, size, bytes_before, body)"
-                + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-      for (int i = 0; i < n; i++) {
-        ps.setLong(1, id);
-        ps.setLong(2, first + i);
-        Db.setInstant(ps, 3, messages.get(i).createdAt());
-        ps.setInt(5, bodies[i].length);
-        ps.setLong(6, before);
-        ps.setBytes(7, bodies[i]);
-        before += bodies[i].length;
-        if (n == 1) {
-          ps.executeUpdate();
-        } else {
-          ps.addBatch();
-        }
-      }
-      if (n > 1) {
-        ps.executeBatch();
-      }
-    }
-    if (!checkpoints.isEmpty()) {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "INSERT INTO "
-                  + s
-                  + ".checkpoints (queue_id, key, value) VALUES (?, ?, ?)"
-                  + " ON CONFLICT (queue_id, key) DO UPDATE SET value = EXCLUDED.value")) {
-        for (Map.Entry<String, String> e : checkpoints.entrySet()) {
-          ps.setLong(1, id);
-          ps.setString(2, e.getKey());
-          ps.setString(3, e.getValue());
-          ps.addBatch();
-        }
-        ps.executeBatch();
-      }
-    }
-    notifyAppend(c, queue);
-    return first;
   }
 
   private void notifyAppend(Connection c, String queue) throws SQLException {
@@ -568,30 +579,25 @@ final class PgQueueStore implements DurableQueueStore {
   @Override
   public Message read(String queue, long offset) {
     Objects.requireNonNull(queue, "queue");
-    return db.read(
+    return db.query(
         queue,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT q.head, q.tail, m.body FROM "
-                      + s
-                      + ".queues q LEFT JOIN "
-                      + s
-                      + ".messages m ON m.queue_id = q.id AND m.off = ? AND m.off >= q.head"
-                      + " AND m.off < q.tail WHERE q.name = ?")) {
-            ps.setLong(1, offset);
-            ps.setString(2, queue);
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new QueueNotFoundException(queue);
-              }
-              byte[] body = rs.getBytes(3);
-              if (body == null) {
-                throw new OffsetOutOfRangeException(queue, offset, rs.getLong(1), rs.getLong(2));
-              }
-              return decode(queue, body, offset);
-            }
+        Db.Mode.READ,
+        "SELECT q.head, q.tail, m.body FROM "
+            + s
+            + ".queues q LEFT JOIN "
+            + s
+            + ".messages m ON m.queue_id = q.id AND m.off = ? AND m.off >= q.head"
+            + " AND m.off < q.tail WHERE q.name = ?",
+        p -> p.setLong(1, offset).setString(2, queue),
+        rs -> {
+          if (!rs.next()) {
+            throw new QueueNotFoundException(queue);
           }
+          byte[] body = rs.getBytes(3);
+          if (body == null) {
+            throw new OffsetOutOfRangeException(queue, offset, rs.getLong(1), rs.getLong(2));
+          }
+          return decode(queue, body, offset);
         });
   }
 
@@ -599,35 +605,29 @@ final class PgQueueStore implements DurableQueueStore {
   public List<Message> readBatch(String queue, long start, int limit) {
     StoreChecks.checkReadLimit(queue, limit);
     Objects.requireNonNull(queue, "queue");
-    return db.read(
+    return db.query(
         queue,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT m.off, m.body FROM "
-                      + s
-                      + ".queues q LEFT JOIN LATERAL (SELECT off, body FROM "
-                      + s
-                      + ".messages WHERE queue_id = q.id AND off >= GREATEST(?, q.head)"
-                      + " AND off < q.tail ORDER BY off LIMIT ?) m ON true WHERE q.name = ?"
-                      + " ORDER BY m.off")) {
-            ps.setLong(1, start);
-            ps.setInt(2, limit);
-            ps.setString(3, queue);
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new QueueNotFoundException(queue);
-              }
-              List<Message> out = new ArrayList<>();
-              do {
-                byte[] body = rs.getBytes(2);
-                if (body != null) {
-                  out.add(decode(queue, body, rs.getLong(1)));
-                }
-              } while (rs.next());
-              return List.copyOf(out);
-            }
+        Db.Mode.READ,
+        "SELECT m.off, m.body FROM "
+            + s
+            + ".queues q LEFT JOIN LATERAL (SELECT off, body FROM "
+            + s
+            + ".messages WHERE queue_id = q.id AND off >= GREATEST(?, q.head)"
+            + " AND off < q.tail ORDER BY off LIMIT ?) m ON true WHERE q.name = ?"
+            + " ORDER BY m.off",
+        p -> p.setLong(1, start).setInt(2, limit).setString(3, queue),
+        rs -> {
+          if (!rs.next()) {
+            throw new QueueNotFoundException(queue);
           }
+          List<Message> out = new ArrayList<>();
+          do {
+            byte[] body = rs.getBytes(2);
+            if (body != null) {
+              out.add(decode(queue, body, rs.getLong(1)));
+            }
+          } while (rs.next());
+          return List.copyOf(out);
         });
   }
 

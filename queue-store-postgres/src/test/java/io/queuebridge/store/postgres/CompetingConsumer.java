@@ -42,6 +42,23 @@ final class CompetingConsumer {
       Duration timeout,
       Runnable joined,
       LongConsumer delivered) {
+    return run(coordinator, queue, group, consumerId, total, timeout, joined, delivered, false);
+  }
+
+  /**
+   * {@link #run}, acknowledging each claimed batch with one {@code ackAll} when {@code batchAck}
+   * (failing if any delivery of it is not acknowledged), else with one {@code ack} per delivery.
+   */
+  static boolean run(
+      GroupCoordinator coordinator,
+      String queue,
+      String group,
+      String consumerId,
+      long total,
+      Duration timeout,
+      Runnable joined,
+      LongConsumer delivered,
+      boolean batchAck) {
     coordinator.join(queue, "", group, consumerId, CursorOption.resume(GroupMode.QUEUE));
     joined.run();
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -56,7 +73,16 @@ final class CompetingConsumer {
       }
       for (GroupDelivery d : batch) {
         delivered.accept(d.offset());
-        d.ack();
+        if (!batchAck) {
+          d.ack();
+        }
+      }
+      if (batchAck) {
+        List<GroupDelivery> notAcked = coordinator.ackAll(batch);
+        if (!notAcked.isEmpty()) {
+          throw new IllegalStateException(
+              consumerId + ": ackAll left " + notAcked + " unacknowledged, expected none");
+        }
       }
     }
     return false;
