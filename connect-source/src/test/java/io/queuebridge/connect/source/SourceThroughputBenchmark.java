@@ -38,23 +38,27 @@ import org.junit.jupiter.api.io.TempDir;
  * docs/perf/source.md.
  *
  * <p>Every variant writes {@link #RECORDS} values of {@link #VALUE_BYTES} bytes (no key, no
- * headers) into its own one-partition topic. Rates are measured from the first record in the topic
- * to the last (steady state, task start-up excluded), rounds interleaved, the median reported; a
- * warm-up round of every variant comes first. The raw producer uses the producer settings a Connect
- * worker gives its source tasks (acks=all, one request in flight, linger 0), so the ratio measures
- * the connector, not producer tuning.
+ * headers; {@code -Dbench.value.bytes}, default 200) into its own one-partition topic, with the
+ * worker's exactly-once source support off, or on with {@code -Dbench.eos=true}. Rates are measured
+ * from the first record in the topic to the last (steady state, task start-up excluded), rounds
+ * interleaved, the median reported; a warm-up round of every variant comes first. The raw producer
+ * uses the producer settings a Connect worker gives its source tasks (acks=all, one request in
+ * flight, linger 0), so the ratio measures the connector, not producer tuning.
  */
 @Tag("benchmark")
 class SourceThroughputBenchmark {
   static final int RECORDS = Integer.getInteger("bench.records", 500_000);
   static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
-  static final int VALUE_BYTES = 99;
+  static final int VALUE_BYTES = Integer.getInteger("bench.value.bytes", 200);
+
+  /** Whether the worker runs source tasks exactly once (KIP-618), every variant alike. */
+  static final boolean EXACTLY_ONCE = Boolean.getBoolean("bench.eos");
 
   @TempDir Path dir;
 
   @Test
   void sourceThroughputAgainstFileStreamSourceAndRawProducer() throws Exception {
-    EmbeddedConnectCluster cluster = SourceTestSupport.startCluster("bench", 1, false);
+    EmbeddedConnectCluster cluster = SourceTestSupport.startCluster("bench", 1, EXACTLY_ONCE);
     Path storeDir = Files.createDirectories(dir.resolve("store"));
     try (SharedStores.Lease lease = SourceTestSupport.openStore(storeDir)) {
       Path file = dir.resolve("lines.txt");
@@ -100,11 +104,12 @@ class SourceThroughputBenchmark {
       }
       System.out.printf(
           Locale.ROOT,
-          "RESULT records=%d valueBytes=%d rounds=%d: median rates: queue source %.0f rec/s,"
+          "RESULT records=%d valueBytes=%d exactlyOnce=%b rounds=%d: median rates: queue source %.0f rec/s,"
               + " FileStreamSource %.0f rec/s, raw producer %.0f rec/s; median of the per-round"
               + " ratios: queue/FileStreamSource = %.2fx, queue/raw producer = %.2fx%n",
           RECORDS,
           VALUE_BYTES,
+          EXACTLY_ONCE,
           ROUNDS,
           median(queue),
           median(fileStream),
