@@ -356,17 +356,17 @@ public interface ConsumerGroupStore {
    * {@link #acknowledgePending} for several entries {@code consumerId} holds in one group: for each
    * {@code i} in order, the entry at {@code offsets[i]} is removed if {@code consumerId} holds it
    * with {@code deliveryCounts[i]} deliveries, and {@code removed[i]} is set to whether it was; a
-   * refused entry changes nothing and does not stop the others. The committed offset is then
-   * raised as {@link #acknowledgePending} raises it, at {@code now}: to the lowest offset still
-   * pending, or to the cursor when none is (never lowered). While every pending offset lies below
-   * the cursor — always, as the engine uses a group: claims add entries below the cursor they
-   * advance, and an offset reset drops the whole PEL — raising it once after the removals and
-   * raising it after each, as that many {@link #acknowledgePending} calls would, end at the same
-   * offset; with entries at or above the cursor (written through this SPI) the memory, file and
-   * PostgreSQL stores raise it once, and the default after each. The
-   * engine's batch acknowledgement ({@code GroupCoordinator.ackAll}) calls it once per holder. The
-   * default makes one {@link #acknowledgePending} call per offset; a store overriding it may apply
-   * the batch as one change (and should, for speed), with the same result.
+   * refused entry changes nothing and does not stop the others. The committed offset is then raised
+   * as {@link #acknowledgePending} raises it, at {@code now}: to the lowest offset still pending,
+   * or to the cursor when none is (never lowered). While every pending offset lies below the cursor
+   * — always, as the engine uses a group: claims add entries below the cursor they advance, and an
+   * offset reset drops the whole PEL — raising it once after the removals and raising it after
+   * each, as that many {@link #acknowledgePending} calls would, end at the same offset; with
+   * entries at or above the cursor (written through this SPI) the memory, file and PostgreSQL
+   * stores raise it once, and the default after each. The engine's batch acknowledgement ({@code
+   * GroupCoordinator.ackAll}) calls it once per holder. The default makes one {@link
+   * #acknowledgePending} call per offset; a store overriding it may apply the batch as one change
+   * (and should, for speed), with the same result.
    *
    * @param removed filled in by the call; same length as {@code offsets}
    * @return the committed offset after the call
