@@ -65,6 +65,20 @@ final class PgReadOnlyQueueStore implements DurableQueueStore {
     throw refused("appendBatch", queue);
   }
 
+  /**
+   * Empty, without a query: the lookup only guards a publish to a full queue (BEHAVIOUR Q-DEDUP),
+   * and this view publishes nothing; a schema of version 1, which it also reads, has no ids.
+   */
+  @Override
+  public java.util.OptionalLong deduplicatedOffset(
+      String queue, String id, java.time.Instant windowStart) {
+    db.checkOpen();
+    java.util.Objects.requireNonNull(queue, "queue");
+    io.queuebridge.core.store.support.StoreChecks.checkDeduplicationId(queue, id);
+    java.util.Objects.requireNonNull(windowStart, "windowStart");
+    return java.util.OptionalLong.empty();
+  }
+
   @Override
   public io.queuebridge.core.store.AppendResult appendDeduplicated(
       String queue, Message message, java.time.Instant windowStart) {
