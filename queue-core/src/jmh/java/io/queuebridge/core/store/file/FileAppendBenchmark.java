@@ -33,8 +33,8 @@ import org.openjdk.jmh.annotations.Threads;
 
 /**
  * Appends to the file store against raw {@link FileChannel} references measured in the same run,
- * with 1 KiB messages. The raw references write the same number of bytes per operation as the store
- * writes (one encoded frame: {@value #VALUE} bytes of value plus framing).
+ * with messages of 1 KiB and of 200 bytes ({@link Size}). The raw references write the same number
+ * of bytes per operation as the store writes (one encoded frame: the value plus framing).
  *
  * <ul>
  *   <li>{@code buffered} vs {@code rawWrite}: {@code append} (default settings: the background
@@ -59,11 +59,17 @@ import org.openjdk.jmh.annotations.Threads;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class FileAppendBenchmark {
-  static final int VALUE = 1024;
   static final String Q = "bench";
 
-  static Message message() {
-    byte[] value = new byte[VALUE];
+  /** The value size of every message (and so of every raw frame) of a run. */
+  @State(Scope.Benchmark)
+  public static class Size {
+    @Param({"1024", "200"})
+    public int valueBytes;
+  }
+
+  static Message message(Size size) {
+    byte[] value = new byte[size.valueBytes];
     new Random(1).nextBytes(value);
     return Message.builder().id("id").topic("bench/t").value(value).build();
   }
@@ -82,12 +88,13 @@ public class FileAppendBenchmark {
     Path dir;
     FileStorage storage;
     DurableQueueStore queues;
-    final Message message = message();
+    Message message;
     long syncsAtStart;
     final AtomicBoolean syncsClaimed = new AtomicBoolean();
 
     @Setup(Level.Iteration)
-    public void open() throws IOException {
+    public void open(Size size) throws IOException {
+      message = message(size);
       dir = BenchDirs.fresh("append");
       StoreIo io =
           fsyncExtraMicros == 0 ? StoreIo.DEFAULT : new SlowSyncIo(fsyncExtraMicros * 1000L);
@@ -195,8 +202,8 @@ public class FileAppendBenchmark {
     ByteBuffer frame;
 
     @Setup(Level.Iteration)
-    public void open() throws IOException {
-      Frames.Encoded e = Frames.encode(List.of(message()), Map.of());
+    public void open(Size size) throws IOException {
+      Frames.Encoded e = Frames.encode(List.of(message(size)), Map.of());
       Frames.seal(e, 0, 0);
       frame = ByteBuffer.wrap(e.sink.toByteArray());
       dir = BenchDirs.fresh("raw");
@@ -236,8 +243,8 @@ public class FileAppendBenchmark {
     Thread writer;
 
     @Setup(Level.Iteration)
-    public void open() throws IOException {
-      Frames.Encoded e = Frames.encode(List.of(message()), Map.of());
+    public void open(Size size) throws IOException {
+      Frames.Encoded e = Frames.encode(List.of(message(size)), Map.of());
       Frames.seal(e, 0, 0);
       frame = e.sink.toByteArray();
       dir = BenchDirs.fresh("rawgroup");
