@@ -39,8 +39,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * The postgres store against plain JDBC doing the same work on the same server in the same run.
  *
  * <ul>
- *   <li>{@code appendBatchAndSync} (100 × 1 KiB messages and one checkpoint per call, one
- *       transaction each) vs {@code rawBatchedInsert}: the same 100 bodies inserted with one
+ *   <li>{@code appendBatchAndSync} (100 messages of {@code bodyBytes} and one checkpoint per call,
+ *       one transaction each) vs {@code rawBatchedInsert}: the same 100 bodies inserted with one
  *       batched (rewritten multi-row) INSERT into a plain table and committed.
  *   <li>{@code claimAckAllCoordinator}: a GroupCoordinator claims {@code batch} messages ({@code
  *       claimBatch}, one transaction) and acknowledges them with one {@code ackAll} (one
@@ -70,7 +70,6 @@ import org.openjdk.jmh.infra.Blackhole;
 @Threads(1)
 public class PostgresStoreBenchmark {
   static final int APPEND_BATCH = 100;
-  static final int BODY_BYTES = 1024;
 
   /**
    * Messages (rows) available to claim when an iteration starts: more than one iteration of the
@@ -81,6 +80,10 @@ public class PostgresStoreBenchmark {
   /** A fresh database with a store and a raw table. */
   @State(Scope.Benchmark)
   public static class Db {
+    /** The size of every message body (1 KiB and 200 bytes), on both sides alike. */
+    @Param({"1024", "200"})
+    public int bodyBytes;
+
     PostgresTestDatabase database;
     Storage storage;
     Connection raw;
@@ -111,7 +114,7 @@ public class PostgresStoreBenchmark {
       }
       raw.setAutoCommit(false);
       Random r = new Random(42);
-      bodies = new byte[APPEND_BATCH][BODY_BYTES];
+      bodies = new byte[APPEND_BATCH][bodyBytes];
       batch = new ArrayList<>();
       for (byte[] b : bodies) {
         for (int i = 0; i < b.length; i++) {
