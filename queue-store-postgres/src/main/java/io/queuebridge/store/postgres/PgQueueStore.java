@@ -394,30 +394,25 @@ final class PgQueueStore implements DurableQueueStore {
     Objects.requireNonNull(queue, "queue");
     StoreChecks.checkDeduplicationId(queue, id);
     Objects.requireNonNull(windowStart, "windowStart");
-    return db.read(
+    return db.query(
         queue,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT q.id, d.off, d.created_s, d.created_n FROM "
-                      + s
-                      + ".queues q LEFT JOIN "
-                      + s
-                      + ".dedup d ON d.queue_id = q.id AND d.dedup_id = ? WHERE q.name = ?")) {
-            ps.setString(1, id);
-            ps.setString(2, queue);
-            try (ResultSet rs = ps.executeQuery()) {
-              if (!rs.next()) {
-                throw new QueueNotFoundException(queue);
-              }
-              long off = rs.getLong(2);
-              if (rs.wasNull() || off < 0) {
-                return OptionalLong.empty();
-              }
-              Instant created = Db.getInstant(rs, 3);
-              return created.isBefore(windowStart) ? OptionalLong.empty() : OptionalLong.of(off);
-            }
+        Db.Mode.READ,
+        "SELECT d.off, d.created_s, d.created_n FROM "
+            + s
+            + ".queues q LEFT JOIN "
+            + s
+            + ".dedup d ON d.queue_id = q.id AND d.dedup_id = ? WHERE q.name = ?",
+        p -> p.setString(1, id).setString(2, queue),
+        rs -> {
+          if (!rs.next()) {
+            throw new QueueNotFoundException(queue);
           }
+          long off = rs.getLong(1);
+          if (rs.wasNull() || off < 0) {
+            return OptionalLong.empty();
+          }
+          Instant created = Db.getInstant(rs, 2);
+          return created.isBefore(windowStart) ? OptionalLong.empty() : OptionalLong.of(off);
         });
   }
 
