@@ -52,7 +52,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 15)
 @Fork(
     value = 1,
-    jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
+    jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
 public class OrderedClaimBenchmark {
   private static final String QUEUE = "bench";
   private static final String GROUP = "g";

@@ -66,6 +66,7 @@ final class DueIndex {
     boolean wasInRest = !rest.isEmpty() && rest.remove(e);
     if (run.peekFirst() == e) {
       run.pollFirst(); // in-order acknowledgements: the common case, no lookup
+      trimFront();
       return;
     }
     if (wasInRest) {
@@ -74,6 +75,20 @@ final class DueIndex {
     // otherwise e stays in run, dead, until the dead entries outnumber the live ones
     if (run.size() > 2 * (liveCount - rest.size()) + 64) {
       run.removeIf(x -> !live.test(x));
+    }
+  }
+
+  /**
+   * Drops the dead entries at the front of {@code run}, so its first entry is live: an entry acked
+   * out of order (competing members settle their batches in any order) is dropped as soon as the
+   * ones before it are, and {@link #due} looks at one live entry, not at a prefix of dead ones, to
+   * learn that nothing is due. Each dead entry is dropped once; an entry made live again is added
+   * again ({@link #add}), so dropping a dead one never loses a live one.
+   */
+  private void trimFront() {
+    PendingEntry first;
+    while ((first = run.peekFirst()) != null && !live.test(first)) {
+      run.pollFirst();
     }
   }
 
@@ -88,6 +103,11 @@ final class DueIndex {
    * in {@link PendingEntry#BY_VISIBILITY} order, at most {@code limit}.
    */
   List<PendingEntry> due(Instant now, PendingEntry after, int limit) {
+    if (after == null
+        && notDue(run.peekFirst(), now)
+        && (rest.isEmpty() || notDue(rest.first(), now))) {
+      return List.of(); // the common answer of a claim that finds nothing to steal: no allocation
+    }
     List<PendingEntry> out = new ArrayList<>(Math.min(limit, 16));
     // An entry object removed and added again can sit in run twice: emit each offset once.
     Set<Long> seen = new HashSet<>();
@@ -112,6 +132,14 @@ final class DueIndex {
       }
     }
     return out;
+  }
+
+  /**
+   * Whether {@code first}, the first entry of {@code run} (live, see {@link #trimFront}) or of
+   * {@code rest}, says that nothing in its source is due at {@code now}: null (empty) or later.
+   */
+  private static boolean notDue(PendingEntry first, Instant now) {
+    return first == null || first.visibleAt().isAfter(now);
   }
 
   /** The next live entry of {@code run} after {@code after}, not yet emitted; null at the end. */

@@ -135,6 +135,30 @@ class PendingLogTest {
     }
   }
 
+  @Test
+  void batchesAckedOutOfOrderLeaveTheDueIndexAnsweringFromItsFirstLiveEntry() {
+    // Competing members: three batches claimed in order, settled in another order.
+    PendingLog log = new PendingLog();
+    for (long o = 0; o < 30; o++) {
+      log.put(visible(o, 30 + o / 10)); // batch b is visible again at 30 + b seconds
+    }
+    for (long o = 10; o < 20; o++) {
+      log.remove(o); // the second batch first
+    }
+    assertThat(log.due(T0.plusSeconds(29), null, 100)).isEmpty();
+    for (long o = 0; o < 10; o++) {
+      log.remove(o); // then the first: every entry before the third batch is gone
+    }
+    assertThat(log.due(T0.plusSeconds(31), null, 100)).isEmpty();
+    assertThat(log.due(T0.plusSeconds(32), null, 5))
+        .extracting(PendingEntry::offset)
+        .containsExactly(20L, 21L, 22L, 23L, 24L);
+    log.put(visible(5, 1)); // a nack's retry, earlier than everything indexed
+    assertThat(log.due(T0.plusSeconds(1), null, 100))
+        .extracting(PendingEntry::offset)
+        .containsExactly(5L);
+  }
+
   private static PendingEntry visible(long offset, long seconds) {
     return new PendingEntry(offset, "c", T0, 1, T0, T0.plusSeconds(seconds));
   }
