@@ -73,6 +73,17 @@ class SourceThroughputBenchmark {
           "bench.store is '" + STORE + "'; expected 'file' or 'postgres'");
     }
     PostgresTestDatabase db = STORE.equals("postgres") ? PostgresTestDatabase.create() : null;
+    try {
+      run(db);
+    } finally {
+      if (db != null) {
+        db.close();
+      }
+    }
+  }
+
+  /** The harness, on the file store ({@code db} null) or in the database {@code db}. */
+  private void run(PostgresTestDatabase db) throws Exception {
     EmbeddedConnectCluster cluster = SourceTestSupport.startCluster("bench", 1, EXACTLY_ONCE);
     Path storeDir = Files.createDirectories(dir.resolve("store"));
     Map<String, String> storeProps = new HashMap<>();
@@ -154,9 +165,6 @@ class SourceThroughputBenchmark {
           median(vsRaw));
     } finally {
       cluster.stop();
-      if (db != null) {
-        db.close();
-      }
     }
   }
 
