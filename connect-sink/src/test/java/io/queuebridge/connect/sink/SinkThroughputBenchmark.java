@@ -1,5 +1,6 @@
 package io.queuebridge.connect.sink;
 
+import io.queuebridge.store.postgres.PostgresTestDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -8,6 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -55,6 +59,17 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  * optionally {@code max.poll.records} for every reader alike (the connectors get it as {@code
  * consumer.override.max.poll.records}; default: the consumer's 500).
  *
+ * <p><b>Store.</b> {@code -Dsink.bench.store=postgres} runs the three Queue Bridge sinks into a
+ * {@code postgres}-store stream instead of a {@code file}-store one (the default, {@code file}, is
+ * the harness as it always was); everything else is the same, and one more reader is timed after
+ * them: the 1-task sink into a {@code file}-store stream, for the store-against-store ratio. The
+ * server is the one the postgres tests use ({@code QUEUEBRIDGE_TEST_PG_URL}, {@code _USER}, {@code
+ * _PASSWORD}; without the URL, {@code bash .ci/postgres.sh start}): the harness creates a fresh
+ * database for the run ({@code PostgresTestDatabase}), gives every timed sink a schema of its own
+ * (dropped once that sink is timed, as the file outputs are deleted) and drops the database at the
+ * end. The server's data directory, not the directory argument, holds what the postgres sinks
+ * write.
+ *
  * <p><b>Method.</b> A warm-up round (not counted) comes first, then the timed rounds; within a
  * round the order of the raw consumer, the FileStream sink and the 1-task Queue Bridge sink
  * rotates, so none always runs first or right after another. Each reader has its own consumer group
@@ -91,13 +106,89 @@ public final class SinkThroughputBenchmark {
   /** One reader's figures in one round: records per second end to end and in steady state. */
   private record Rate(double endToEnd, double steady) {}
 
+  /**
+   * One round. {@code bridge1}, {@code bridge4} and {@code bridge1Synchronous} write into the
+   * selected store; {@code fileBridge1} is the 1-task sink into a file store when the selected
+   * store is postgres, else null.
+   */
   private record Round(
       Rate consumer,
       Rate fileStream,
       Rate bridge1,
       Rate bridge4,
       Rate bridge1Synchronous,
+      Rate fileBridge1,
       Rate diskFloor) {}
+
+  /**
+   * Where the Queue Bridge sinks write: a store directory under the run's directory ({@code file}),
+   * or a schema of its own in the run's database ({@code postgres}).
+   */
+  private static final class Target implements AutoCloseable {
+    private final PostgresTestDatabase db; // null: file store
+
+    private Target(PostgresTestDatabase db) {
+      this.db = db;
+    }
+
+    static Target of(String store) {
+      return switch (store) {
+        case "file" -> new Target(null);
+        case "postgres" -> new Target(PostgresTestDatabase.create());
+        default ->
+            throw new IllegalArgumentException(
+                "sink.bench.store is '" + store + "'; expected 'file' or 'postgres'");
+      };
+    }
+
+    boolean postgres() {
+      return db != null;
+    }
+
+    String type() {
+      return db == null ? "file" : "postgres";
+    }
+
+    /** The sink's store keys for the reader {@code name}: a file store, or a new schema. */
+    void configure(Map<String, String> props, Path dir, String name) {
+      if (db == null) {
+        props.put(QueueSinkConfig.STORE_PATH_CONFIG, dir.resolve("store-" + name).toString());
+        return;
+      }
+      props.remove(QueueSinkConfig.STORE_PATH_CONFIG);
+      props.put(QueueSinkConfig.STORE_TYPE_CONFIG, "postgres");
+      db.config(schema(name)).forEach((k, v) -> props.put(QueueSinkConfig.STORE_PREFIX + k, v));
+    }
+
+    /** Deletes what the reader {@code name} wrote; best effort, a failure is only printed. */
+    void delete(Path dir, String name) {
+      if (db == null) {
+        deleteOutput(dir.resolve("store-" + name));
+        return;
+      }
+      try (Connection c = db.connect();
+          Statement st = c.createStatement()) {
+        st.execute("DROP SCHEMA IF EXISTS " + schema(name) + " CASCADE");
+      } catch (SQLException e) {
+        System.out.println("could not drop schema " + schema(name) + ": " + e);
+      }
+    }
+
+    private static String schema(String name) {
+      return "b_" + name.replace('-', '_');
+    }
+
+    String describe(Path dir) {
+      return db == null ? dir.toString() : "database " + db.name() + " (" + db.url() + ")";
+    }
+
+    @Override
+    public void close() {
+      if (db != null) {
+        db.close();
+      }
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     int requested = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
@@ -110,6 +201,7 @@ public final class SinkThroughputBenchmark {
     // Optional: max.poll.records for every reader alike (the connectors through
     // consumer.override.max.poll.records); absent = the consumer default (500).
     String maxPoll = args.length > 4 ? Integer.toString(Integer.parseInt(args[4])) : null;
+    String store = System.getProperty("sink.bench.store", "file");
     Map<String, String> workerProps = new HashMap<>();
     workerProps.put("offset.flush.interval.ms", "250");
     workerProps.put("connector.client.config.override.policy", "All");
@@ -121,7 +213,7 @@ public final class SinkThroughputBenchmark {
             .workerProps(workerProps)
             .build();
     cluster.start();
-    try {
+    try (Target target = Target.of(store)) {
       cluster.kafka().createTopic(TOPIC, PARTITIONS);
       awaitLeaders(cluster);
       produce(cluster, requested, size);
@@ -137,33 +229,44 @@ public final class SinkThroughputBenchmark {
           switch ((round + k) % 3) {
             case 0 -> consumer = rawConsumer(cluster, count, "bench-raw-" + round, maxPoll);
             case 1 -> fileStream = fileStreamSink(cluster, count, dir, round, maxPoll);
-            default -> bridge1 = bridgeSink(cluster, count, dir, 1, round, true, maxPoll);
+            default -> bridge1 = bridgeSink(cluster, target, count, dir, 1, round, true, maxPoll);
           }
         }
-        Rate bridge4 = bridgeSink(cluster, count, dir, 4, round, true, maxPoll);
-        Rate synchronous = bridgeSink(cluster, count, dir, 1, round, false, maxPoll);
+        Rate bridge4 = bridgeSink(cluster, target, count, dir, 4, round, true, maxPoll);
+        Rate synchronous = bridgeSink(cluster, target, count, dir, 1, round, false, maxPoll);
+        Rate fileBridge1 =
+            target.postgres()
+                ? bridgeSink(cluster, Target.of("file"), count, dir, 1, round, true, maxPoll)
+                : null;
         Rate disk = rawWriteAndSync(dir.resolve("raw-" + round), count, size);
-        Round r = new Round(consumer, fileStream, bridge1, bridge4, synchronous, disk);
-        System.out.println(table(round == 0 ? "warm-up (not counted)" : "round " + round, r));
+        Round r = new Round(consumer, fileStream, bridge1, bridge4, synchronous, fileBridge1, disk);
+        System.out.println(
+            table(round == 0 ? "warm-up (not counted)" : "round " + round, r, target.type()));
         if (round > 0) {
           timed.add(r);
         }
       }
-      System.out.println(summary(timed, count, size, dir));
+      System.out.println(summary(timed, count, size, target.describe(dir), target.type()));
     } finally {
       cluster.stop();
     }
   }
 
-  private static String table(String label, Round r) {
+  private static String table(String label, Round r, String store) {
     StringBuilder out = new StringBuilder();
     out.append(String.format(Locale.ROOT, "%n%s%n", label));
     out.append("| reader | rec/s end to end | rec/s steady |\n|---|---:|---:|\n");
     line(out, "raw KafkaConsumer", r.consumer);
     line(out, "FileStreamSinkConnector, 1 task", r.fileStream);
-    line(out, "Queue Bridge sink, 1 task", r.bridge1);
-    line(out, "Queue Bridge sink, 4 tasks", r.bridge4);
-    line(out, "Queue Bridge sink, 1 task, queue.write.pipelined=false", r.bridge1Synchronous);
+    line(out, "Queue Bridge sink, " + store + " store, 1 task", r.bridge1);
+    line(out, "Queue Bridge sink, " + store + " store, 4 tasks", r.bridge4);
+    line(
+        out,
+        "Queue Bridge sink, " + store + " store, 1 task, queue.write.pipelined=false",
+        r.bridge1Synchronous);
+    if (r.fileBridge1 != null) {
+      line(out, "Queue Bridge sink, file store, 1 task", r.fileBridge1);
+    }
     line(out, "raw FileChannel write + fsync per 512 KiB, no Kafka (disk floor)", r.diskFloor);
     return out.toString();
   }
@@ -173,7 +276,8 @@ public final class SinkThroughputBenchmark {
         String.format(Locale.ROOT, "| %s | %,.0f | %,.0f |%n", name, rate.endToEnd, rate.steady));
   }
 
-  private static String summary(List<Round> rounds, long count, int size, Path dir) {
+  private static String summary(
+      List<Round> rounds, long count, int size, String output, String store) {
     StringBuilder out = new StringBuilder();
     out.append(
         String.format(
@@ -183,19 +287,22 @@ public final class SinkThroughputBenchmark {
             count,
             size,
             PARTITIONS,
-            dir));
+            output));
     out.append(
         "| reader | rec/s end to end | QB 1 task / this | rec/s steady | QB 1 task / this (steady)"
             + " |\n|---|---:|---:|---:|---:|\n");
     summaryLine(out, "raw KafkaConsumer (reference)", rounds, Round::consumer);
     summaryLine(out, "FileStreamSinkConnector, 1 task (reference)", rounds, Round::fileStream);
-    summaryLine(out, "Queue Bridge sink, file store, 1 task", rounds, Round::bridge1);
-    summaryLine(out, "Queue Bridge sink, file store, 4 tasks", rounds, Round::bridge4);
+    summaryLine(out, "Queue Bridge sink, " + store + " store, 1 task", rounds, Round::bridge1);
+    summaryLine(out, "Queue Bridge sink, " + store + " store, 4 tasks", rounds, Round::bridge4);
     summaryLine(
         out,
-        "Queue Bridge sink, file store, 1 task, queue.write.pipelined=false",
+        "Queue Bridge sink, " + store + " store, 1 task, queue.write.pipelined=false",
         rounds,
         Round::bridge1Synchronous);
+    if (!rounds.isEmpty() && rounds.get(0).fileBridge1 != null) {
+      summaryLine(out, "Queue Bridge sink, file store, 1 task", rounds, Round::fileBridge1);
+    }
     summaryLine(
         out,
         "raw FileChannel write + fsync per 512 KiB of the same bytes, no Kafka (disk floor)",
@@ -205,6 +312,10 @@ public final class SinkThroughputBenchmark {
     out.append(ratios(rounds, Round::fileStream));
     out.append("\nPer-round ratios (QB 1 task / raw consumer, end to end): ");
     out.append(ratios(rounds, Round::consumer));
+    if (!rounds.isEmpty() && rounds.get(0).fileBridge1 != null) {
+      out.append("\nPer-round ratios (QB 1 task / QB 1 task file store, end to end): ");
+      out.append(ratios(rounds, Round::fileBridge1));
+    }
     out.append('\n');
     return out.toString();
   }
@@ -341,6 +452,7 @@ public final class SinkThroughputBenchmark {
 
   private static Rate bridgeSink(
       EmbeddedConnectCluster cluster,
+      Target target,
       long count,
       Path dir,
       int tasks,
@@ -348,13 +460,15 @@ public final class SinkThroughputBenchmark {
       boolean pipelined,
       String maxPoll)
       throws Exception {
-    String name = "bench-bridge-" + tasks + (pipelined ? "" : "-sync") + "-" + round;
-    Path store = dir.resolve("store-" + name);
-    Map<String, String> props = SinkTestSupport.sinkProps(store, "bench-stream", TOPIC, tasks);
+    String name =
+        "bench-bridge-" + target.type() + "-" + tasks + (pipelined ? "" : "-sync") + "-" + round;
+    Map<String, String> props =
+        SinkTestSupport.sinkProps(dir.resolve("store-" + name), "bench-stream", TOPIC, tasks);
+    target.configure(props, dir, name);
     props.put(QueueSinkConfig.WRITE_PIPELINED_CONFIG, Boolean.toString(pipelined));
     maxPoll(props, maxPoll);
     Rate rate = timeConnector(cluster, name, props, count);
-    deleteOutput(store);
+    target.delete(dir, name);
     return rate;
   }
 

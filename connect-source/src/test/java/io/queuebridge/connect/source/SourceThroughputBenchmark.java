@@ -4,6 +4,7 @@ import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.store.postgres.PostgresTestDatabase;
 import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,6 +45,12 @@ import org.junit.jupiter.api.io.TempDir;
  * interleaved, the median reported; a warm-up round of every variant comes first. The raw producer
  * uses the producer settings a Connect worker gives its source tasks (acks=all, one request in
  * flight, linger 0), so the ratio measures the connector, not producer tuning.
+ *
+ * <p><b>Store.</b> {@code -Dbench.store=postgres} pre-fills the streams in a {@code postgres} store
+ * instead of the {@code file} store (the default, unchanged), on the server the postgres tests use
+ * ({@code QUEUEBRIDGE_TEST_PG_URL}, {@code _USER}, {@code _PASSWORD}; without the URL, {@code bash
+ * .ci/postgres.sh start}): a fresh database for the run ({@code PostgresTestDatabase}), dropped at
+ * the end. Every round reads a stream of its own in either store.
  */
 @Tag("benchmark")
 class SourceThroughputBenchmark {
@@ -54,18 +61,56 @@ class SourceThroughputBenchmark {
   /** Whether the worker runs source tasks exactly once (KIP-618), every variant alike. */
   static final boolean EXACTLY_ONCE = Boolean.getBoolean("bench.eos");
 
+  /** Where the streams are: {@code file} (default) or {@code postgres}. */
+  static final String STORE = System.getProperty("bench.store", "file");
+
   @TempDir Path dir;
 
   @Test
   void sourceThroughputAgainstFileStreamSourceAndRawProducer() throws Exception {
+    if (!STORE.equals("file") && !STORE.equals("postgres")) {
+      throw new IllegalArgumentException(
+          "bench.store is '" + STORE + "'; expected 'file' or 'postgres'");
+    }
+    PostgresTestDatabase db = STORE.equals("postgres") ? PostgresTestDatabase.create() : null;
+    try {
+      run(db);
+    } finally {
+      if (db != null) {
+        db.close();
+      }
+    }
+  }
+
+  /** The harness, on the file store ({@code db} null) or in the database {@code db}. */
+  private void run(PostgresTestDatabase db) throws Exception {
     EmbeddedConnectCluster cluster = SourceTestSupport.startCluster("bench", 1, EXACTLY_ONCE);
     Path storeDir = Files.createDirectories(dir.resolve("store"));
-    try (SharedStores.Lease lease = SourceTestSupport.openStore(storeDir)) {
+    Map<String, String> storeProps = new HashMap<>();
+    if (db == null) {
+      storeProps.put(QueueSourceConfig.STORE_TYPE_CONFIG, "file");
+      storeProps.put(QueueSourceConfig.STORE_PATH_CONFIG, storeDir.toString());
+    } else {
+      storeProps.put(QueueSourceConfig.STORE_TYPE_CONFIG, "postgres");
+      db.config().forEach((k, v) -> storeProps.put(QueueSourceConfig.STORE_PREFIX + k, v));
+    }
+    try (SharedStores.Lease lease =
+        db == null
+            ? SourceTestSupport.openStore(storeDir)
+            : SharedStores.acquire("postgres", db.config())) {
       Path file = dir.resolve("lines.txt");
       writeLines(file, RECORDS);
+      long filling = System.nanoTime();
       for (int round = 0; round <= ROUNDS; round++) {
         createStream(lease, "bench-" + round, RECORDS);
       }
+      System.out.printf(
+          Locale.ROOT,
+          "%s store: %d streams of %d records filled in %.1f s%n",
+          STORE,
+          ROUNDS + 1,
+          RECORDS,
+          (System.nanoTime() - filling) / 1e9);
       List<Double> queue = new ArrayList<>();
       List<Double> fileStream = new ArrayList<>();
       List<Double> raw = new ArrayList<>();
@@ -79,7 +124,7 @@ class SourceThroughputBenchmark {
         double r = 0;
         for (int k = 0; k < 3; k++) {
           switch ((round + k) % 3) {
-            case 0 -> q = queueSource(cluster, storeDir, "bench-" + round, "q-" + round);
+            case 0 -> q = queueSource(cluster, storeProps, "bench-" + round, "q-" + round);
             case 1 -> f = fileSource(cluster, file, "f-" + round);
             default -> r = rawProducer(cluster, "r-" + round);
           }
@@ -104,9 +149,11 @@ class SourceThroughputBenchmark {
       }
       System.out.printf(
           Locale.ROOT,
-          "RESULT records=%d valueBytes=%d exactlyOnce=%b rounds=%d: median rates: queue source %.0f rec/s,"
+          "RESULT store=%s records=%d valueBytes=%d exactlyOnce=%b rounds=%d: median rates: queue"
+              + " source %.0f rec/s,"
               + " FileStreamSource %.0f rec/s, raw producer %.0f rec/s; median of the per-round"
               + " ratios: queue/FileStreamSource = %.2fx, queue/raw producer = %.2fx%n",
+          STORE,
           RECORDS,
           VALUE_BYTES,
           EXACTLY_ONCE,
@@ -153,9 +200,12 @@ class SourceThroughputBenchmark {
   }
 
   private static double queueSource(
-      EmbeddedConnectCluster cluster, Path store, String stream, String topic) throws Exception {
+      EmbeddedConnectCluster cluster, Map<String, String> store, String stream, String topic)
+      throws Exception {
     cluster.kafka().createTopic(topic, 1);
-    Map<String, String> props = SourceTestSupport.sourceProps(store, 1);
+    Map<String, String> props = SourceTestSupport.sourceProps(Path.of("unused"), 1);
+    props.remove(QueueSourceConfig.STORE_PATH_CONFIG);
+    props.putAll(store);
     props.put(QueueSourceConfig.QUEUE_NAMES_CONFIG, stream);
     props.put(QueueSourceConfig.TOPIC_CONFIG, topic);
     props.put(QueueSourceConfig.POLL_MAX_RECORDS_CONFIG, "2000");

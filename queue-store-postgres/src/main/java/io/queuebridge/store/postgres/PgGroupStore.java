@@ -42,12 +42,13 @@ import java.util.function.Supplier;
  * <p><b>Round trips.</b> The calls of the engine's hot paths are one statement each, so one round
  * trip ({@link Db#query}): {@link #overview}, {@link #claimPending} (cursor and a multi-row upsert
  * from arrays), {@link #acknowledgePending}, {@link #acknowledgeAllPending} (the whole batch),
- * {@link #findPending}, {@link #duePending}, {@link #firstPendingByKey}, {@link #getPending},
- * {@link #getAllPending}, {@link #updatePending}, {@link #transferPending} and {@link
- * #registerConsumer}. Outside {@code atomically} such a statement runs in autocommit mode (it is
- * its own transaction and snapshot, no {@code BEGIN}/{@code COMMIT} round trips); inside, the first
- * one carries the group's advisory lock. Multi-row reads of whole groups ({@link #findGroup},
- * {@link #getGroup}, {@link #listGroups}) read one REPEATABLE READ snapshot in several statements.
+ * {@link #findPending}, {@link #duePending}, {@link #firstPendingByKey}, {@link #releaseBlocked},
+ * {@link #getPending}, {@link #getAllPending}, {@link #updatePending}, {@link #transferPending} and
+ * {@link #registerConsumer}. Outside {@code atomically} such a statement runs in autocommit mode
+ * (it is its own transaction and snapshot, no {@code BEGIN}/{@code COMMIT} round trips); inside,
+ * the first one carries the group's advisory lock. Multi-row reads of whole groups ({@link
+ * #findGroup}, {@link #getGroup}, {@link #listGroups}) read one REPEATABLE READ snapshot in several
+ * statements.
  *
  * <p><b>{@link #atomically}.</b> Runs the body in one transaction holding a transaction-scoped
  * advisory lock on {@code (schema/queue, group)}; every store call the body makes on its thread
@@ -495,6 +496,86 @@ final class PgGroupStore implements ConsumerGroupStore {
       found.put(e.orderKey(), e);
     }
     return found;
+  }
+
+  /**
+   * One statement: locks the group's row, finds the lowest entry of each distinct key (the {@code
+   * pending_key} index) — only if the group has a blocked entry at all, one probe of the {@code
+   * pending_due} index — and makes those that are blocked visible at {@code at}, setting {@code
+   * updatedAt} as {@link #updatePending} of each in turn would (to the {@code claimedAt} of the
+   * last released, in the order of {@code keys}). The released entries come back in that order, as
+   * the memory and file stores return them.
+   */
+  @Override
+  public List<PendingEntry> releaseBlocked(
+      String queue, String groupId, Collection<String> keys, Instant at) {
+    StoreChecks.checkOrderKeys(queue, groupId, keys);
+    Objects.requireNonNull(at, "at");
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    if (keys.isEmpty()) {
+      return new ArrayList<>();
+    }
+    if (!orderKeys) { // a schema without keys has no keyed entry, so none is blocked behind one
+      return ConsumerGroupStore.super.releaseBlocked(queue, groupId, keys, at);
+    }
+    Object[] distinct = new LinkedHashSet<>(keys).toArray();
+    return db.query(
+        queue,
+        Db.Mode.WRITE,
+        "WITH g AS (SELECT g.queue_id, g.group_id FROM "
+            + s
+            + ".groups g JOIN "
+            + s
+            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+            + " FOR UPDATE OF g),"
+            + " f AS (SELECT k.i, e.off FROM g CROSS JOIN unnest(?::text[]) WITH ORDINALITY"
+            + " AS k(wanted, i) CROSS JOIN LATERAL (SELECT off, consumer_id, visible_s, visible_n"
+            + " FROM "
+            + s
+            + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id"
+            + " AND order_key = k.wanted AND order_key <> '' ORDER BY off LIMIT 1) AS e"
+            + " WHERE EXISTS (SELECT 1 FROM "
+            + s
+            + ".pending b WHERE b.queue_id = g.queue_id AND b.group_id = g.group_id"
+            + " AND (b.visible_s, b.visible_n) = "
+            + NEVER_VISIBLE
+            + " AND b.consumer_id = '') AND e.consumer_id = ''"
+            + " AND (e.visible_s, e.visible_n) = "
+            + NEVER_VISIBLE
+            + "), c AS (UPDATE "
+            + s
+            + ".pending p SET visible_s = ?, visible_n = ? FROM g, f"
+            + " WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id AND p.off = f.off"
+            + " RETURNING f.i, p.off, p.consumer_id, p.claimed_s, p.claimed_n, p.delivery_count,"
+            + " p.first_s, p.first_n, p.visible_s, p.visible_n, p.order_key),"
+            + " t AS (UPDATE "
+            + s
+            + ".groups x SET (updated_s, updated_n) = (SELECT c.claimed_s, c.claimed_n FROM c"
+            + " ORDER BY c.i DESC LIMIT 1) FROM g WHERE x.queue_id = g.queue_id"
+            + " AND x.group_id = g.group_id AND EXISTS (SELECT 1 FROM c) RETURNING 1)"
+            + " SELECT (SELECT count(*) FROM g), c.* FROM (SELECT 1) AS one LEFT JOIN c ON true"
+            + " ORDER BY c.i",
+        p -> {
+          checkGroupName(queue, groupId);
+          p.setString(1, queue).setString(2, groupId);
+          p.setArray(3, "text", distinct);
+          p.setInstant(4, at);
+        },
+        rs -> {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          List<PendingEntry> released = new ArrayList<>();
+          do {
+            rs.getLong(2);
+            if (!rs.wasNull()) {
+              released.add(pendingEntry(rs, 3));
+            }
+          } while (rs.next());
+          return released;
+        });
   }
 
   /**

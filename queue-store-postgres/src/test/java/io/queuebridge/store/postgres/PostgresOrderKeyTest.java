@@ -41,8 +41,9 @@ import org.junit.jupiter.api.Timeout;
  * without a key, no lookup finds one) and migrated by a writable open (column {@code
  * pending.order_key}, partial index {@code pending_key}), after which keyed entries round-trip; and
  * {@code firstPendingByKey}'s indexed query answers what the interface's default, which reads the
- * whole group, answers, on randomised entries and keys. Skipped, visibly, without the PostgreSQL
- * test server.
+ * whole group, answers, on randomised entries and keys; {@code releaseBlocked}'s one statement
+ * gives the memory store's answers and leaves its group (the memory and file stores share {@code
+ * GroupTable}). Skipped, visibly, without the PostgreSQL test server.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class PostgresOrderKeyTest {
@@ -430,6 +431,91 @@ class PostgresOrderKeyTest {
         assertThat(pg.overview(q, g)).as(where).isEqualTo(scan.overview(q, g));
       }
       assertThat(found).as("seed %s: keys found over the run", seed).isGreaterThan(100);
+    }
+  }
+
+  /**
+   * Random keyed claims (blocked and held entries, read at different times), acknowledgements and
+   * {@code releaseBlocked} calls with duplicate, absent and special keys: after every call the
+   * postgres group and the memory store's agree ({@code updatedAt} included), and so do the
+   * released entries, in order.
+   */
+  @Test
+  void releaseBlockedGivesTheMemoryStoresResults() throws Exception {
+    long seed = new Random().nextLong();
+    Random random = new Random(seed);
+    PostgresTestDatabase db = fresh();
+    try (Storage pg = QueueStores.open("postgres", db.config(SCHEMA));
+        Storage mem = QueueStores.open("memory", Map.of())) {
+      for (Storage s : List.of(pg, mem)) {
+        s.queues().createQueue(QueueConfig.durable(QUEUE).build());
+        s.groups()
+            .createGroup(ConsumerGroupState.create(QUEUE, GROUP, "", GroupMode.QUEUE, false, T0));
+      }
+      long next = 0;
+      int released = 0;
+      for (int step = 0; step < 200; step++) {
+        Instant now = T0.plusSeconds(step + 1);
+        String where = "seed " + seed + ", step " + step;
+        int op = random.nextInt(10);
+        if (op < 3) { // a claim: keyed entries held or blocked at random, unkeyed ones held
+          List<PendingEntry> claim = new ArrayList<>();
+          int n = 1 + random.nextInt(8);
+          for (int i = 0; i < n; i++) {
+            String key = random.nextInt(5) == 0 ? "" : KEYS.get(random.nextInt(4));
+            claim.add(
+                key.isEmpty() || random.nextInt(3) == 0
+                    ? new PendingEntry(next + i, "c1", now, 1, now, now.plusSeconds(30), key)
+                    : PendingEntry.blocked(next + i, now, key));
+          }
+          next += n;
+          for (Storage s : List.of(pg, mem)) {
+            s.groups().claimPending(QUEUE, GROUP, claim, next, now);
+          }
+        } else if (op
+            < 6) { // settle up to three entries not blocked (a released one claimed first)
+          List<PendingEntry> open =
+              new ArrayList<>(
+                  pg.groups().getAllPending(QUEUE, GROUP).stream()
+                      .filter(e -> !e.isBlocked())
+                      .toList());
+          for (int i = 0; i < 3 && !open.isEmpty(); i++) {
+            PendingEntry e = open.remove(random.nextInt(open.size()));
+            PendingEntry held =
+                e.isScheduled()
+                    ? new PendingEntry(
+                        e.offset(), "c1", now, 1, now, now.plusSeconds(30), e.orderKey())
+                    : e;
+            for (Storage s : List.of(pg, mem)) {
+              if (held != e) {
+                s.groups().updatePending(QUEUE, GROUP, held);
+              }
+              s.groups()
+                  .acknowledgePending(
+                      QUEUE, GROUP, held.consumerId(), held.offset(), held.deliveryCount(), now);
+            }
+          }
+        } else { // release some keys
+          List<String> keys = new ArrayList<>();
+          int n = 1 + random.nextInt(6);
+          for (int i = 0; i < n; i++) {
+            keys.add(random.nextInt(6) == 0 ? "absent" : KEYS.get(random.nextInt(4)));
+          }
+          List<PendingEntry> answer = pg.groups().releaseBlocked(QUEUE, GROUP, keys, now);
+          assertThat(answer)
+              .as("%s: releaseBlocked %s", where, keys)
+              .isEqualTo(mem.groups().releaseBlocked(QUEUE, GROUP, keys, now));
+          released += answer.size();
+        }
+        assertThat(pg.groups().getGroup(QUEUE, GROUP))
+            .as(where)
+            .isEqualTo(mem.groups().getGroup(QUEUE, GROUP));
+      }
+      System.out.printf("releaseBlocked: seed %d, %d entries released%n", seed, released);
+      assertThat(released).as("seed %s: entries released over the run", seed).isGreaterThan(10);
+      assertThat(pg.groups().releaseBlocked(QUEUE, GROUP, List.of(), T0)).isEmpty();
+      assertThatThrownBy(() -> pg.groups().releaseBlocked(QUEUE, "nobody", List.of("k0"), T0))
+          .isInstanceOf(GroupNotFoundException.class);
     }
   }
 }

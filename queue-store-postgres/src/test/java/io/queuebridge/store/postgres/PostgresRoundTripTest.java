@@ -231,13 +231,20 @@ class PostgresRoundTripTest {
     ConsumerGroupStore groups = storage.groups();
     groups.createGroup(ConsumerGroupState.create("work", "g", "", GroupMode.QUEUE, true, T0));
     groups.claimPending(
-        "work", "g", List.of(entry(0), entry(1).withOrderKey("k"), entry(2)), 3, T0);
+        "work",
+        "g",
+        List.of(entry(0), entry(1).withOrderKey("k"), entry(2), PendingEntry.blocked(3, T0, "b")),
+        4,
+        T0);
     roundTrips(() -> groups.findPending("work", "g", 0)); // warm the pool
     Map<String, Integer> trips = new java.util.LinkedHashMap<>();
     trips.put("findPending", roundTrips(() -> groups.findPending("work", "g", 1)));
     trips.put("duePending", roundTrips(() -> groups.duePending("work", "g", T0, null, 10)));
     trips.put(
         "firstPendingByKey", roundTrips(() -> groups.firstPendingByKey("work", "g", List.of("k"))));
+    trips.put(
+        "releaseBlocked",
+        roundTrips(() -> groups.releaseBlocked("work", "g", List.of("k", "b"), T0.plusSeconds(5))));
     trips.put("getPending", roundTrips(() -> groups.getPending("work", "g", "c")));
     trips.put("getAllPending", roundTrips(() -> groups.getAllPending("work", "g")));
     trips.put(
@@ -272,6 +279,12 @@ class PostgresRoundTripTest {
     ConsumerGroupState g = groups.getGroup("work", "g");
     assertThat(g.pendingAt(0).orElseThrow().consumerId()).isEqualTo("d");
     assertThat(g.pendingAt(2).orElseThrow().visibleAt()).isEqualTo(T0.plusSeconds(60));
+    assertThat(g.pendingAt(3).orElseThrow())
+        .as("the blocked entry of key b, released by releaseBlocked")
+        .isEqualTo(PendingEntry.blocked(3, T0, "b").withVisibleAt(T0.plusSeconds(5)));
+    assertThat(g.pendingAt(1).orElseThrow().visibleAt())
+        .as("key k's entry is held, not blocked: left as it was")
+        .isEqualTo(T0.plusSeconds(30));
     assertThat(g.consumers()).containsOnlyKeys("c");
   }
 
