@@ -255,6 +255,30 @@ class OrderedDeliveryTest {
     assertThat(texts(claim(m, "c2"))).containsExactly("after");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"memory", "file"})
+  void aDelayedMessageBlockedBehindItsKeyStillWaitsForItsDueTimeOnceReleased(String kind)
+      throws Exception {
+    QueueManager m = ordered(kind, b -> b);
+    publish(m, "k1", "first");
+    m.publishTo(
+        "jobs",
+        PublishRequest.builder("jobs")
+            .key("k1".getBytes(UTF_8))
+            .value("later".getBytes(UTF_8))
+            .delay(Duration.ofSeconds(20))
+            .build());
+    List<GroupDelivery> first = claim(m, "c1");
+    assertThat(texts(first)).containsExactly("first");
+    assertThat(m.consumerGroups().metrics().blocked()).as("read while k1 is out").isEqualTo(1);
+    first.get(0).ack(); // releases k1's next entry, which is not due yet
+    assertThat(claim(m, "c2")).as("released, but 20 s from its due time").isEmpty();
+    harness.clock.advance(Duration.ofSeconds(19));
+    assertThat(claim(m, "c2")).isEmpty();
+    harness.clock.advance(Duration.ofSeconds(1));
+    assertThat(texts(claim(m, "c2"))).containsExactly("later");
+  }
+
   @Test
   void blockedMessagesSurviveAReopenAndAreReleasedAfterIt() throws Exception {
     Storage first = harness.store("file");

@@ -371,7 +371,10 @@ final class Claims {
       return;
     }
     if (scheduled) {
-      Instant due = m.deliverAt();
+      // Only a keyed entry can be here before its due time: a key's release makes its blocked
+      // entry visible at once. Any other scheduled entry is indexed at its due time, so it is due;
+      // reading the due time again would parse the message's property for nothing.
+      Instant due = e.hasOrderKey() ? m.deliverAt() : null;
       if (due != null && due.isAfter(now)) {
         // released by its key before its own due time (BEHAVIOUR Q-ORDER): waits for that
         PendingEntry later = e.withVisibleAt(due);
