@@ -82,6 +82,17 @@ class OrderedDeliveryTest {
     }
   }
 
+  private static void publishDelayed(QueueManager m, String key, String value, Duration delay)
+      throws Exception {
+    m.publishTo(
+        "jobs",
+        PublishRequest.builder("jobs")
+            .key(key.getBytes(UTF_8))
+            .value(value.getBytes(UTF_8))
+            .delay(delay)
+            .build());
+  }
+
   private static String text(GroupDelivery d) {
     return new String(d.message().valueUnsafe(), UTF_8);
   }
@@ -239,13 +250,7 @@ class OrderedDeliveryTest {
   @ValueSource(strings = {"memory", "file"})
   void aDelayedMessageHoldsBackTheLaterMessagesOfItsKey(String kind) throws Exception {
     QueueManager m = ordered(kind, b -> b);
-    m.publishTo(
-        "jobs",
-        PublishRequest.builder("jobs")
-            .key("k1".getBytes(UTF_8))
-            .value("later".getBytes(UTF_8))
-            .delay(Duration.ofSeconds(20))
-            .build());
+    publishDelayed(m, "k1", "later", Duration.ofSeconds(20));
     publish(m, "k1", "after", "k2", "other");
     assertThat(texts(claim(m, "c1"))).containsExactly("other");
     harness.clock.advance(Duration.ofSeconds(20));
@@ -261,13 +266,7 @@ class OrderedDeliveryTest {
       throws Exception {
     QueueManager m = ordered(kind, b -> b);
     publish(m, "k1", "first");
-    m.publishTo(
-        "jobs",
-        PublishRequest.builder("jobs")
-            .key("k1".getBytes(UTF_8))
-            .value("later".getBytes(UTF_8))
-            .delay(Duration.ofSeconds(20))
-            .build());
+    publishDelayed(m, "k1", "later", Duration.ofSeconds(20));
     List<GroupDelivery> first = claim(m, "c1");
     assertThat(texts(first)).containsExactly("first");
     assertThat(m.consumerGroups().metrics().blocked()).as("read while k1 is out").isEqualTo(1);

@@ -567,14 +567,7 @@ final class PgGroupStore implements ConsumerGroupStore {
           if (rs.getLong(1) == 0) {
             throw new GroupNotFoundException(queue, groupId);
           }
-          List<PendingEntry> released = new ArrayList<>();
-          do {
-            rs.getLong(2);
-            if (!rs.wasNull()) {
-              released.add(pendingEntry(rs, 3));
-            }
-          } while (rs.next());
-          return released;
+          return joinedEntries(rs, 2, 3);
         });
   }
 
@@ -990,14 +983,7 @@ final class PgGroupStore implements ConsumerGroupStore {
           if (!rs.next()) {
             throw new GroupNotFoundException(queue, groupId);
           }
-          List<PendingEntry> out = new ArrayList<>();
-          do {
-            rs.getLong(1);
-            if (!rs.wasNull()) {
-              out.add(pendingEntry(rs, 1));
-            }
-          } while (rs.next());
-          return out;
+          return joinedEntries(rs, 1, 1);
         });
   }
 
@@ -1226,6 +1212,23 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   /** The entry in the columns from {@code i} on, as {@link #readColumns} lists them. */
+  /**
+   * The entries of a result that joins the group's row to its matching entries (a group without any
+   * still gives one row): from the current row on, every row whose column {@code probe} is not null
+   * holds an entry from column {@code first} on.
+   */
+  private static List<PendingEntry> joinedEntries(ResultSet rs, int probe, int first)
+      throws SQLException {
+    List<PendingEntry> out = new ArrayList<>();
+    do {
+      rs.getLong(probe);
+      if (!rs.wasNull()) {
+        out.add(pendingEntry(rs, first));
+      }
+    } while (rs.next());
+    return out;
+  }
+
   private static PendingEntry pendingEntry(ResultSet rs, int i) throws SQLException {
     return new PendingEntry(
         rs.getLong(i),
