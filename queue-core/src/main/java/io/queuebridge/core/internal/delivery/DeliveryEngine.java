@@ -127,6 +127,7 @@ public final class DeliveryEngine {
   private final ArrayBlockingQueue<String> triggers;
 
   private final ConcurrentMap<String, List<Sub>> byQueue = new ConcurrentHashMap<>();
+  private final AtomicInteger sweepStart = new AtomicInteger(); // scheduleAll's rotation
   private final Set<SubKey> keys = ConcurrentHashMap.newKeySet();
   private final Set<String> scheduled = ConcurrentHashMap.newKeySet();
   private final ConcurrentMap<String, Wakeup> wakeups = new ConcurrentHashMap<>();
@@ -306,10 +307,17 @@ public final class DeliveryEngine {
     }
   }
 
-  /** Schedules every queue that has a live subscription. */
+  /**
+   * Schedules every queue that has a live subscription, starting one queue further on each call:
+   * when the trigger queue has fewer free slots than there are queues, a fixed order would hand the
+   * slots to the same first queues on every sweep and drop the same last ones every time.
+   */
   public void scheduleAll() {
-    for (String queue : byQueue.keySet()) {
-      schedule(queue);
+    List<String> queues = List.copyOf(byQueue.keySet());
+    int n = queues.size();
+    int from = n == 0 ? 0 : Math.floorMod(sweepStart.getAndIncrement(), n);
+    for (int i = 0; i < n; i++) {
+      schedule(queues.get((from + i) % n));
     }
   }
 
