@@ -510,7 +510,12 @@ class WorkerKillIT {
       config.put("tasks.max", "2");
       config.put("topic.creation.default.partitions", Integer.toString(partitions));
       config.put("poll.max.records", "20");
-      config.put("producer.override.transaction.timeout.ms", "10000");
+      // transaction.timeout.ms stays at its 60 s default here, unlike the one-worker test: the
+      // killed worker's open transaction is aborted by the moved task's producer when it starts
+      // (it fences the transactional id) about 11 s after the kill. A timeout near that moment
+      // lets the broker's own abort of that transaction race the new producer's first
+      // transaction; under transactions V2 in Kafka 4.3 a commit that meets a broker-side abort
+      // fails with the fatal InvalidTxnStateException. With 10 s here, a CI run failed that way.
       Map<String, String> workerProps =
           Map.of(
               "config.providers",

@@ -20,10 +20,10 @@ import java.util.Map;
  * O(1) amortised, finding or removing any offset is O(log n), inserting in the middle (after a
  * cursor rewind) is O(n), and the lowest live offset is at {@code head}.
  *
- * <p><b>Due index.</b> The live entries are also kept in a sorted set by {@link
- * PendingEntry#BY_VISIBILITY}, so the entries claimable at a time ({@link #due}) are found in O(log
- * n + k) without looking at the others: redeliveries and scheduled messages (BEHAVIOUR Q-DELAY)
- * alike.
+ * <p><b>Due index.</b> The live entries that can become due are also kept in {@link
+ * PendingEntry#BY_VISIBILITY} order by a {@link DueIndex} (an in-order deque beside a sorted set
+ * for the entries out of order), so the entries claimable at a time ({@link #due}) are found
+ * without looking at the others: redeliveries and scheduled messages (BEHAVIOUR Q-DELAY) alike.
  *
  * <p><b>Key index.</b> The offsets of the live entries that carry an ordering key (BEHAVIOUR
  * Q-ORDER), by key, so whether a key has an entry and its lowest entry are found in O(log n); empty
