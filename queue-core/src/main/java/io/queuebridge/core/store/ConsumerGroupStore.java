@@ -1,5 +1,6 @@
 package io.queuebridge.core.store;
 
+import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
@@ -235,6 +236,35 @@ public interface ConsumerGroupStore {
     }
     due.sort(PendingEntry.BY_VISIBILITY);
     return due.size() > limit ? List.copyOf(due.subList(0, limit)) : due;
+  }
+
+  /**
+   * The earliest {@code visibleAt} strictly after {@code after} among the pending entries of the
+   * queue's queue-mode groups that are not {@linkplain PendingEntry#isBlocked() blocked}: when the
+   * next redelivery, retry or scheduled message of the queue becomes claimable (the delivery engine
+   * arms its wake-up timer for it, BEHAVIOUR Q-DEL); empty when no such entry exists. Stream-mode
+   * groups are not looked at. The engine asks each time a wake-up fires, so a store should answer
+   * from its index by {@code visibleAt} without reading every entry (the memory and file stores ask
+   * each group's due index, the PostgreSQL store one query on its due index). The default reads
+   * every group.
+   *
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  default Optional<Instant> nextVisible(String queue, Instant after) {
+    Objects.requireNonNull(after, "after");
+    Instant next = null;
+    for (ConsumerGroupState g : listGroups(queue)) {
+      if (g.mode() != GroupMode.QUEUE) {
+        continue;
+      }
+      for (PendingEntry e : g.pending()) {
+        Instant v = e.visibleAt();
+        if (!e.isBlocked() && v.isAfter(after) && (next == null || v.isBefore(next))) {
+          next = v;
+        }
+      }
+    }
+    return Optional.ofNullable(next);
   }
 
   /**

@@ -459,6 +459,44 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   /**
+   * One query on the index {@code pending_due}: for each queue-mode group of the queue, one index
+   * probe that reads its first entry visible after {@code after} and stops; blocked entries ({@link
+   * PendingEntry#NEVER}) are left out by the same range.
+   */
+  @Override
+  public Optional<Instant> nextVisible(String queue, Instant after) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(after, "after");
+    return db.query(
+        queue,
+        Db.Mode.READ,
+        "SELECT n.visible_s, n.visible_n FROM "
+            + s
+            + ".queues q LEFT JOIN LATERAL (SELECT p.visible_s, p.visible_n FROM "
+            + s
+            + ".groups g CROSS JOIN LATERAL (SELECT visible_s, visible_n FROM "
+            + s
+            + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id"
+            + " AND (visible_s, visible_n) > (?, ?) AND (visible_s, visible_n) < "
+            + NEVER_VISIBLE
+            + " ORDER BY visible_s, visible_n LIMIT 1) p WHERE g.queue_id = q.id AND g.mode = ?"
+            + " ORDER BY p.visible_s, p.visible_n LIMIT 1) n ON true WHERE q.name = ?",
+        p -> {
+          int next = p.setInstant(1, after);
+          p.setString(next, GroupMode.QUEUE.name()).setString(next + 1, queue);
+        },
+        rs -> {
+          if (!rs.next()) {
+            throw new QueueNotFoundException(queue);
+          }
+          long seconds = rs.getLong(1);
+          return rs.wasNull()
+              ? Optional.<Instant>empty()
+              : Optional.of(Instant.ofEpochSecond(seconds, rs.getInt(2)));
+        });
+  }
+
+  /**
    * One query on the partial index {@code pending_key} ({@code (queue_id, group_id, order_key, off)
    * WHERE order_key <> ''}): for each distinct key, one index probe that reads the key's lowest
    * entry and stops ({@code LATERAL ... ORDER BY off LIMIT 1}), however many entries the key has.

@@ -185,6 +185,11 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public Optional<Instant> nextVisible(String queue, Instant after) {
+    return reads.nextVisible(queue, after);
+  }
+
+  @Override
   public List<PendingEntry> duePending(
       String queue, String groupId, Instant now, PendingEntry after, int limit) {
     return reads.duePending(queue, groupId, now, after, limit);

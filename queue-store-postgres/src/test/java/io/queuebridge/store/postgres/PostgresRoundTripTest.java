@@ -240,6 +240,7 @@ class PostgresRoundTripTest {
     Map<String, Integer> trips = new java.util.LinkedHashMap<>();
     trips.put("findPending", roundTrips(() -> groups.findPending("work", "g", 1)));
     trips.put("duePending", roundTrips(() -> groups.duePending("work", "g", T0, null, 10)));
+    trips.put("nextVisible", roundTrips(() -> groups.nextVisible("work", T0)));
     trips.put(
         "firstPendingByKey", roundTrips(() -> groups.firstPendingByKey("work", "g", List.of("k"))));
     trips.put(

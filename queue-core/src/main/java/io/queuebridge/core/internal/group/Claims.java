@@ -510,21 +510,11 @@ final class Claims {
 
   /**
    * The earliest time after {@code after} at which a pending entry of a queue-mode group of {@code
-   * queue} becomes claimable again, or empty when none will. Lock-free.
+   * queue} becomes claimable again, or empty when none will ({@link
+   * ConsumerGroupStore#nextVisible}: from the stores' due indexes, not a scan of every entry).
+   * Lock-free.
    */
   Optional<Instant> nextRedelivery(String queue, Instant after) {
-    Instant next = null;
-    for (ConsumerGroupState g : groups.listGroups(queue)) {
-      if (g.mode() != GroupMode.QUEUE) {
-        continue;
-      }
-      for (PendingEntry e : g.pending()) {
-        Instant v = e.visibleAt();
-        if (!e.isBlocked() && v.isAfter(after) && (next == null || v.isBefore(next))) {
-          next = v;
-        }
-      }
-    }
-    return Optional.ofNullable(next);
+    return groups.nextVisible(queue, after);
   }
 }

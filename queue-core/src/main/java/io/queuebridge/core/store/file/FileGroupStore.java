@@ -197,6 +197,25 @@ final class FileGroupStore implements ConsumerGroupStore {
     return group(queue, groupId).duePending(now, after, limit);
   }
 
+  /** From each group's due index (O(log n) per group). */
+  @Override
+  public Optional<Instant> nextVisible(String queue, Instant after) {
+    Objects.requireNonNull(after, "after");
+    Instant next = null;
+    for (GroupLog g : storage.entry(queue).groups.values()) {
+      Instant v;
+      try {
+        v = g.nextVisible(after);
+      } catch (GroupNotFoundException e) {
+        continue; // deleted meanwhile
+      }
+      if (v != null && (next == null || v.isBefore(next))) {
+        next = v;
+      }
+    }
+    return Optional.ofNullable(next);
+  }
+
   /** From the group's key index (O(1) per key). */
   @Override
   public Map<String, PendingEntry> firstPendingByKey(

@@ -343,6 +343,14 @@ final class GroupLog {
     return table.overview();
   }
 
+  /**
+   * {@code null} when no entry of this group is visible after {@code after} (or not queue mode).
+   */
+  synchronized java.time.Instant nextVisible(java.time.Instant after) {
+    checkOpen();
+    return table.nextVisible(after);
+  }
+
   synchronized List<PendingEntry> duePending(java.time.Instant now, PendingEntry after, int limit) {
     checkOpen();
     return table.duePending(now, after, limit);

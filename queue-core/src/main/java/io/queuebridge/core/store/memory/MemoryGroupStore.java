@@ -203,6 +203,25 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     }
   }
 
+  /** From each group's due index (O(log n) per group). */
+  @Override
+  public Optional<Instant> nextVisible(String queue, Instant after) {
+    Objects.requireNonNull(after, "after");
+    MemoryQueue q = storage.queue(queue);
+    Instant next = null;
+    for (GroupData d : q.groups.values()) {
+      synchronized (d) {
+        if (!d.deleted) {
+          Instant v = d.live().nextVisible(after);
+          if (v != null && (next == null || v.isBefore(next))) {
+            next = v;
+          }
+        }
+      }
+    }
+    return Optional.ofNullable(next);
+  }
+
   /** From the group's key index (O(1) per key). */
   @Override
   public Map<String, PendingEntry> firstPendingByKey(

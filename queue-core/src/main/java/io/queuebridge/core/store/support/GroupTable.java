@@ -164,6 +164,21 @@ public final class GroupTable {
     return pending.due(now, after, limit);
   }
 
+  /**
+   * This group's part of {@link ConsumerGroupStore#nextVisible}: the earliest {@code visibleAt}
+   * after {@code after} of an entry that is not blocked, from the due index (blocked entries are
+   * not in it); null when there is none or the group is not in queue mode.
+   */
+  public Instant nextVisible(Instant after) {
+    if (mode != GroupMode.QUEUE) {
+      return null;
+    }
+    // after every entry visible at or before `after`, whatever its offset
+    PendingEntry past = PendingEntry.scheduled(Long.MAX_VALUE, after, after);
+    List<PendingEntry> next = pending.due(PendingEntry.NEVER, past, 1);
+    return next.isEmpty() ? null : next.get(0).visibleAt();
+  }
+
   /** {@link ConsumerGroupStore#firstPendingByKey}: O(1) per key. */
   public Map<String, PendingEntry> firstPendingByKey(Collection<String> keys) {
     Map<String, PendingEntry> found = new HashMap<>();

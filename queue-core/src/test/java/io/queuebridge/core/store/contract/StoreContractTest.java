@@ -1906,6 +1906,44 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void nextVisibleIsTheEarliestTimeAfterTheInstantOverTheQueueModeGroupsBlockedOnesLeftOut() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().createQueue(QueueConfig.durable("idle").build());
+    groups().createGroup(group("q", "g"));
+    groups().createGroup(group("q", "h"));
+    ConsumerGroupState stream =
+        ConsumerGroupState.create("q", "s@a/#", "a/#", GroupMode.STREAM, false, T0);
+    groups().createGroup(stream);
+    groups()
+        .claimPending(
+            "q",
+            "g",
+            List.of(
+                visibleAt(1, "c1", 50),
+                PendingEntry.scheduled(2, T0, T0.plusSeconds(10)),
+                PendingEntry.blocked(3, T0, "k")),
+            4,
+            T0);
+    groups().claimPending("q", "h", List.of(visibleAt(4, "c2", 30)), 5, T0);
+    groups().addPending("q", "s@a/#", visibleAt(5, "c1", 5)); // a stream group's: not counted
+    assertThat(groups().nextVisible("q", T0)).contains(T0.plusSeconds(10));
+    assertThat(groups().nextVisible("q", T0.plusSeconds(10)))
+        .as("strictly after the instant, across groups")
+        .contains(T0.plusSeconds(30));
+    assertThat(groups().nextVisible("q", T0.plusSeconds(30))).contains(T0.plusSeconds(50));
+    assertThat(groups().nextVisible("q", T0.plusSeconds(50)))
+        .as("a blocked entry is never visible")
+        .isEmpty();
+    groups().updatePending("q", "g", visibleAt(1, "c1", 70)); // a renewal
+    assertThat(groups().nextVisible("q", T0.plusSeconds(50))).contains(T0.plusSeconds(70));
+    groups().acknowledgePending("q", "h", "c2", 4, 1, T0.plusSeconds(1));
+    assertThat(groups().nextVisible("q", T0.plusSeconds(10))).contains(T0.plusSeconds(70));
+    assertThat(groups().nextVisible("idle", T0)).isEmpty();
+    assertThatThrownBy(() -> groups().nextVisible("nope", T0))
+        .isInstanceOf(QueueNotFoundException.class);
+  }
+
+  @Test
   void aScheduledEntryHoldsTheCommittedOffsetAndIsReleasedByItsEmptyHolder() {
     queues().createQueue(QueueConfig.durable("q").build());
     groups().createGroup(group("q", "g"));
