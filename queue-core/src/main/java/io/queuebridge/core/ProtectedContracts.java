@@ -20,9 +20,10 @@ import java.util.TreeMap;
  * <p>Compared fields, named in config-file vocabulary: {@code name}, {@code topics} (ordered),
  * {@code type}, {@code durable}, {@code reserved}, {@code retention.max_age}, {@code
  * retention.max_length_bytes}, {@code retention.max_length_messages}, {@code
- * limits.max_message_size}, {@code limits.message_ttl}. Every other field is excluded, {@code
- * maxDepth} deliberately (it is not enforced for streams, so it must stay tunable). Replication is
- * out of scope (BEHAVIOUR Q-SCOPE), so there is no {@code replication.enabled} to compare.
+ * limits.max_message_size}, {@code limits.message_ttl}, {@code limits.max_delay}. Every other field
+ * is excluded, {@code maxDepth} deliberately (it is not enforced for streams, so it must stay
+ * tunable). Replication is out of scope (BEHAVIOUR Q-SCOPE), so there is no {@code
+ * replication.enabled} to compare.
  */
 final class ProtectedContracts {
   static final String NAME = "name";
@@ -35,6 +36,7 @@ final class ProtectedContracts {
   static final String RETENTION_MAX_LENGTH_MESSAGES = "retention.max_length_messages";
   static final String LIMITS_MAX_MESSAGE_SIZE = "limits.max_message_size";
   static final String LIMITS_MESSAGE_TTL = "limits.message_ttl";
+  static final String LIMITS_MAX_DELAY = "limits.max_delay";
 
   /** Stored value of a field when the queue does not exist. */
   static final String MISSING = "(missing)";
@@ -121,6 +123,7 @@ final class ProtectedContracts {
         expected.retention().retentionMessages());
     diff(out, LIMITS_MAX_MESSAGE_SIZE, persisted.maxMessageSize(), expected.maxMessageSize());
     diff(out, LIMITS_MESSAGE_TTL, persisted.messageTtl(), expected.messageTtl());
+    diff(out, LIMITS_MAX_DELAY, persisted.maxDelay(), expected.maxDelay());
     return out;
   }
 

@@ -647,8 +647,8 @@ public final class QueueManager {
   /**
    * Compares a persisted configuration with a protected contract on the compared fields: name,
    * topics (in order), type, durable, reserved, retention (max age, max bytes, max messages),
-   * maximum message size and message TTL. Every other field, {@code maxDepth} included, is ignored.
-   * Thread-safe, no I/O.
+   * maximum message size, message TTL and maximum delay. Every other field, {@code maxDepth}
+   * included, is ignored. Thread-safe, no I/O.
    *
    * @throws InvalidConfigException if {@code expected} is not a valid contract (a reserved, durable
    *     stream with a positive maximum message size)
@@ -656,7 +656,7 @@ public final class QueueManager {
    *     vocabulary ({@code topics}, {@code type}, {@code durable}, {@code reserved}, {@code
    *     retention.max_age}, {@code retention.max_length_bytes}, {@code
    *     retention.max_length_messages}, {@code limits.max_message_size}, {@code
-   *     limits.message_ttl}), with the stored and the wanted value
+   *     limits.message_ttl}, {@code limits.max_delay}), with the stored and the wanted value
    */
   public static void validateProtectedQueueContract(QueueConfig expected, QueueConfig persisted) {
     ContractRegistry.validate(expected, persisted);

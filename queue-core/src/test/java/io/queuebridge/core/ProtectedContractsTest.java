@@ -73,6 +73,7 @@ class ProtectedContractsTest {
             .retention(new RetentionPolicy(Duration.ofDays(1), 2, 3))
             .maxMessageSize(999)
             .messageTtl(Duration.ofHours(2))
+            .maxDelay(Duration.ofDays(30))
             .build();
     assertThatThrownBy(() -> QueueManager.validateProtectedQueueContract(EVENTS, persisted))
         .isInstanceOfSatisfying(
@@ -90,7 +91,8 @@ class ProtectedContractsTest {
                       new FieldMismatch("retention.max_length_bytes", "2", "1048576"),
                       new FieldMismatch("retention.max_length_messages", "3", "5000"),
                       new FieldMismatch("limits.max_message_size", "999", "1000"),
-                      new FieldMismatch("limits.message_ttl", "PT2H", "PT0S"));
+                      new FieldMismatch("limits.message_ttl", "PT2H", "PT0S"),
+                      new FieldMismatch("limits.max_delay", "PT720H", "PT168H"));
             })
         .hasMessageContaining("limits.max_message_size: stored 999, configured 1000");
     assertThatThrownBy(

@@ -82,6 +82,14 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
       "Time to live of each message from append, in milliseconds; 0 = never expires (contract"
           + " field limits.message_ttl).";
 
+  public static final String QUEUE_MAX_DELAY_MS_CONFIG = "queue.max.delay.ms";
+  private static final String QUEUE_MAX_DELAY_MS_DOC =
+      "How far ahead of its write a record's due time (queue.delay.header,"
+          + " queue.deliver.at.header) may be, in milliseconds, for the stream this connector"
+          + " creates; 0 = no delayed records (contract field limits.max_delay). A record asking"
+          + " for more is errant. At most 36,500 days. A target queue of queue.routing=matching"
+          + " keeps its own maxDelay.";
+
   public static final String FORWARD_KEY_CONFIG = "forward.kafka.key";
   private static final String FORWARD_KEY_DOC = "Keep each record's key.";
 
@@ -106,8 +114,9 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
           + " hands it to no consumer before then; a stream keeps the due time as the message's"
           + " x-deliver-at property and its readers see the message at once. A record without the"
           + " header is for delivery at once. A record whose header has no value, a malformed or"
-          + " negative one, appears twice, or asks for more than a target queue's maxDelay (7 days"
-          + " by default) or messageTtl is errant: reported to the dead-letter topic under"
+          + " negative one, appears twice, or asks for more than a target queue's maxDelay"
+          + " (queue.max.delay.ms for the connector's stream, 7 days by default) or messageTtl is"
+          + " errant: reported to the dead-letter topic under"
           + " errors.tolerance=all, otherwise it fails the task; the other records are written."
           + " Read whatever forward.kafka.headers says; the header itself is forwarded like any"
           + " other.";
@@ -291,6 +300,17 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
         ++order,
         Width.SHORT,
         "Message TTL (ms)");
+    def.define(
+        QUEUE_MAX_DELAY_MS_CONFIG,
+        Type.LONG,
+        QueueConfig.DEFAULT_MAX_DELAY.toMillis(),
+        ConfigDef.Range.atLeast(0),
+        Importance.LOW,
+        QUEUE_MAX_DELAY_MS_DOC,
+        STREAM_GROUP,
+        ++order,
+        Width.SHORT,
+        "Max delay (ms)");
 
     defineStoreKeys(def);
 
@@ -380,7 +400,7 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
 
   /**
    * The protected contract of the stream: a reserved durable stream with the configured topics,
-   * retention, size limit and TTL.
+   * retention, size limit, TTL and maximum delay.
    */
   public QueueConfig streamContract() {
     return QueueConfig.reservedStream(queueName())
@@ -393,6 +413,7 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
                 getLong(QUEUE_RETENTION_MESSAGES_CONFIG)))
         .maxMessageSize(getLong(QUEUE_MAX_MESSAGE_BYTES_CONFIG))
         .messageTtl(Duration.ofMillis(getLong(QUEUE_MESSAGE_TTL_MS_CONFIG)))
+        .maxDelay(Duration.ofMillis(getLong(QUEUE_MAX_DELAY_MS_CONFIG)))
         .build();
   }
 
@@ -405,6 +426,7 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
       case "retention.max_length_messages" -> QUEUE_RETENTION_MESSAGES_CONFIG;
       case "limits.max_message_size" -> QUEUE_MAX_MESSAGE_BYTES_CONFIG;
       case "limits.message_ttl" -> QUEUE_MESSAGE_TTL_MS_CONFIG;
+      case "limits.max_delay" -> QUEUE_MAX_DELAY_MS_CONFIG;
       default -> QUEUE_NAME_CONFIG;
     };
   }

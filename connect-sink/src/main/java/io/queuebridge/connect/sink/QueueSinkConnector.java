@@ -95,8 +95,8 @@ public class QueueSinkConnector extends SinkConnector {
 
   /**
    * Refuses, on its key, a value every key accepts alone but the stream's configuration does not
-   * (BEHAVIOUR Q-VAL): a retention or a TTL over 100 years, which the task's declaration would
-   * refuse at start.
+   * (BEHAVIOUR Q-VAL): a retention, a TTL or a maximum delay over 100 years, which the task's
+   * declaration would refuse at start.
    *
    * @return whether the contract is valid
    */
@@ -110,6 +110,7 @@ public class QueueSinkConnector extends SinkConnector {
           switch (e.field()) {
             case "retention.retentionTime" -> QueueSinkConfig.QUEUE_RETENTION_MS_CONFIG;
             case "messageTtl" -> QueueSinkConfig.QUEUE_MESSAGE_TTL_MS_CONFIG;
+            case "maxDelay" -> QueueSinkConfig.QUEUE_MAX_DELAY_MS_CONFIG;
             case "maxMessageSize" -> QueueSinkConfig.QUEUE_MAX_MESSAGE_BYTES_CONFIG;
             case "topic filter" -> QueueSinkConfig.QUEUE_TOPICS_CONFIG;
             case "retention" -> QueueSinkConfig.QUEUE_RETENTION_BYTES_CONFIG;

@@ -135,6 +135,11 @@ class QueueSinkHostileValidateTest {
         arguments(named("queue.retention.ms over 100 years", retention), "3153600000001"),
         arguments(named("queue.message.ttl.ms Long.MAX_VALUE", ttl), "9223372036854775807"),
         arguments(
+            named("queue.max.delay.ms over 100 years", QueueSinkConfig.QUEUE_MAX_DELAY_MS_CONFIG),
+            "3153600000001"),
+        arguments(
+            named("queue.max.delay.ms negative", QueueSinkConfig.QUEUE_MAX_DELAY_MS_CONFIG), "-1"),
+        arguments(
             named("forward.kafka.key not a boolean", QueueSinkConfig.FORWARD_KEY_CONFIG), "maybe"),
         arguments(named("queue.write.pipelined empty", QueueSinkConfig.WRITE_PIPELINED_CONFIG), ""),
         arguments(named("queue.delay.header with NUL", delay), "a\u0000b"),
@@ -181,7 +186,10 @@ class QueueSinkHostileValidateTest {
         arguments(named("queue.delay.header with emoji", delay), "delay\uD83D\uDE00"),
         arguments(named("queue.delay.header of 255 bytes", delay), "x".repeat(255)),
         arguments(named("queue.delay.header padded (trimmed)", delay), "  x-delay  "),
-        arguments(named("queue.deliver.at.header a plain name", deliverAt), "x-deliver-at"));
+        arguments(named("queue.deliver.at.header a plain name", deliverAt), "x-deliver-at"),
+        arguments(
+            named("queue.max.delay.ms of 30 days", QueueSinkConfig.QUEUE_MAX_DELAY_MS_CONFIG),
+            "2592000000"));
   }
 
   @ParameterizedTest(name = "{0}: accepted, nothing created")

@@ -442,6 +442,27 @@ class QueueSinkTaskTest {
   }
 
   @Test
+  void queueMaxDelayMsIsTheStreamsMaxDelaySoALongerDelayIsStored() {
+    Map<String, String> props = props("file");
+    props.put(QueueSinkConfig.DELAY_HEADER_CONFIG, "delay-ms");
+    props.put(
+        QueueSinkConfig.QUEUE_MAX_DELAY_MS_CONFIG, Long.toString(Duration.ofDays(30).toMillis()));
+    FakeContext context = new FakeContext(TP0);
+    QueueSinkTask task = start(context, props);
+    task.open(context.assignment);
+    List<SinkRecord> put = records(TP0, 0, 1);
+    // beyond the default maxDelay of 7 days, inside the configured 30
+    delayHeader(put.get(0), Long.toString(Duration.ofDays(10).toMillis()));
+    Instant before = Instant.now();
+    task.put(put);
+    assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(1)));
+    assertThat(stream().get(0).deliverAt()).isAfterOrEqualTo(before.plus(Duration.ofDays(10)));
+    try (SharedStores.Lease lease = SharedStores.acquire("file", Map.of("path", dir.toString()))) {
+      assertThat(lease.manager().getQueue("s").maxDelay()).isEqualTo(Duration.ofDays(30));
+    }
+  }
+
+  @Test
   void aDelayTheQueueRefusesOnlyWhenTheBatchIsWrittenIsRewoundAndMappedAgainNotFatal() {
     Map<String, String> props = props("flaky");
     props.put(QueueSinkConfig.QUEUE_ROUTING_CONFIG, "matching");

@@ -130,6 +130,29 @@ class QueueSinkValidateTest {
   }
 
   @Test
+  void aMaxDelayThatDiffersFromTheStoredStreamsIsDriftOnQueueMaxDelayMs() {
+    Path store = tmp.resolve("store");
+    try (Storage writer = QueueStores.file(store)) {
+      new QueueManager(writer, QueueManagerConfig.defaults())
+          .declareProtectedStream(new QueueSinkConfig(props(store, HOUR)).streamContract());
+    }
+    Map<String, String> before = StoreFiles.snapshot(store);
+    Map<String, String> longer = props(store, HOUR);
+    longer.put(QueueSinkConfig.QUEUE_MAX_DELAY_MS_CONFIG, "2592000000"); // 30 days
+
+    Map<String, List<String>> errors = validate(longer);
+
+    assertThat(errors).containsOnlyKeys(QueueSinkConfig.QUEUE_MAX_DELAY_MS_CONFIG);
+    assertThat(errors.get(QueueSinkConfig.QUEUE_MAX_DELAY_MS_CONFIG))
+        .singleElement()
+        .asString()
+        .contains("'s'")
+        .contains("limits.max_delay = PT168H")
+        .contains("asks for PT720H");
+    assertThat(StoreFiles.snapshot(store)).isEqualTo(before);
+  }
+
+  @Test
   void validateOnAClosedStoreReportsDriftAndChangesNoByte() {
     Path store = tmp.resolve("store");
     try (Storage writer = QueueStores.file(store)) {
