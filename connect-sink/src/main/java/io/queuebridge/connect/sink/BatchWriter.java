@@ -101,7 +101,7 @@ final class BatchWriter {
       Map<String, String> checkpoints = b.checkpoints();
       long started = System.nanoTime();
       manager.publishBatchDurably(b.config.name(), b.requests, checkpoints);
-      metrics.appended(b.requests.size(), b.bytes, System.nanoTime() - started);
+      metrics.appended(b.requests.size(), b.bytes, b.delayed, System.nanoTime() - started);
     }
     return null;
   }

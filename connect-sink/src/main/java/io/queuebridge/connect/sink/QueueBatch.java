@@ -30,6 +30,9 @@ final class QueueBatch {
   /** Key + value + headers of {@link #requests}. */
   long bytes;
 
+  /** How many of {@link #requests} ask for a due time ({@link PublishRequest#isDelayed}). */
+  int delayed;
+
   private Map<String, String> checkpoints;
 
   QueueBatch(QueueConfig config, Map<TopicPartition, Long> marks) {
@@ -51,6 +54,9 @@ final class QueueBatch {
   void add(PublishRequest request, TopicPartition tp, long offset) {
     requests.add(request);
     bytes += request.size();
+    if (request.isDelayed()) {
+      delayed++;
+    }
     mark(tp, offset);
   }
 

@@ -10,14 +10,15 @@ import org.apache.kafka.common.metrics.stats.Rate;
 
 /**
  * The sink task's plugin metrics (KIP-877, registered through {@code context.pluginMetrics()} so
- * they carry the connector and task tags): records and bytes appended (total and rate), batch size,
- * durability-barrier latency, records skipped below the watermark, errant records. Removed by the
- * framework with the task.
+ * they carry the connector and task tags): records and bytes appended (total and rate), records
+ * appended with a due time, batch size, durability-barrier latency, records skipped below the
+ * watermark, errant records. Removed by the framework with the task.
  */
 final class SinkMetrics {
   private final PluginMetrics metrics;
   private final Sensor records;
   private final Sensor bytes;
+  private final Sensor delayed;
   private final Sensor batchSize;
   private final Sensor barrierLatency;
   private final Sensor skipped;
@@ -34,6 +35,13 @@ final class SinkMetrics {
         name("bytes-appended-total", "Bytes (key + value + headers) appended."),
         new CumulativeSum());
     bytes.add(name("bytes-appended-rate", "Bytes appended per second."), new Rate());
+    this.delayed = metrics.addSensor("records-delayed");
+    delayed.add(
+        name(
+            "records-delayed-total",
+            "Records appended with a delay or due time from queue.delay.header or"
+                + " queue.deliver.at.header (one already due when written included)."),
+        new CumulativeSum());
     this.batchSize = metrics.addSensor("batch-size");
     batchSize.add(name("batch-size-avg", "Records per durable batch."), new Avg());
     batchSize.add(name("batch-size-max", "Largest durable batch."), new Max());
@@ -57,9 +65,10 @@ final class SinkMetrics {
     return metrics.metricName(name, description, new LinkedHashMap<>());
   }
 
-  void appended(int count, long byteCount, long nanos) {
+  void appended(int count, long byteCount, int delayedCount, long nanos) {
     records.record(count);
     bytes.record(byteCount);
+    delayed.record(delayedCount);
     batchSize.record(count);
     barrierLatency.record(nanos / 1_000_000.0);
   }
@@ -77,6 +86,7 @@ final class SinkMetrics {
         new String[] {
           "records-appended",
           "bytes-appended",
+          "records-delayed",
           "batch-size",
           "barrier-latency",
           "records-skipped",

@@ -439,6 +439,9 @@ class QueueSinkTaskTest {
     assertThat(stored.get(1).headers())
         .as("the header is forwarded too")
         .containsExactly(io.queuebridge.core.message.Header.of("delay-ms", "90000"));
+    assertThat(io.queuebridge.connect.common.TestMetrics.value(metrics, "records-delayed-total"))
+        .as("one of the three appended asked for a due time")
+        .isEqualTo(1.0);
   }
 
   @Test
