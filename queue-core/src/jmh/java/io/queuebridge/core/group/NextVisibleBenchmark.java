@@ -7,6 +7,7 @@ import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.contract.PrimitivesOnlyGroupStore;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,7 +66,7 @@ public class NextVisibleBenchmark {
     }
     indexed.claimPending("q", "g", entries, pending, T0);
     after = T0.plusSeconds(43_200); // half of the entries are past it
-    scan = new DefaultOnly(indexed);
+    scan = new PrimitivesOnlyGroupStore(indexed);
   }
 
   @TearDown
@@ -81,39 +82,5 @@ public class NextVisibleBenchmark {
   @Benchmark
   public Optional<Instant> scan() {
     return scan.nextVisible("q", after);
-  }
-
-  /** The store's group reads only: every other method is the interface's default. */
-  private static final class DefaultOnly implements ConsumerGroupStore {
-    private final ConsumerGroupStore store;
-
-    DefaultOnly(ConsumerGroupStore store) {
-      this.store = store;
-    }
-
-    @Override
-    public void createGroup(ConsumerGroupState group) {
-      store.createGroup(group);
-    }
-
-    @Override
-    public Optional<ConsumerGroupState> findGroup(String queue, String groupId) {
-      return store.findGroup(queue, groupId);
-    }
-
-    @Override
-    public void updateGroup(ConsumerGroupState group) {
-      store.updateGroup(group);
-    }
-
-    @Override
-    public void deleteGroup(String queue, String groupId) {
-      store.deleteGroup(queue, groupId);
-    }
-
-    @Override
-    public List<ConsumerGroupState> listGroups(String queue) {
-      return store.listGroups(queue);
-    }
   }
 }

@@ -12,6 +12,7 @@ import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.contract.PrimitivesOnlyGroupStore;
 import io.queuebridge.core.store.fixtures.FixtureChecks;
 import io.queuebridge.core.store.fixtures.FixtureManifest;
 import java.nio.file.Path;
@@ -296,39 +297,6 @@ class PostgresOrderKeyTest {
     assertThat(index(db, "pending_key")).isPresent();
   }
 
-  /**
-   * The group store's five primitives of {@code store}, nothing else: every other method is the
-   * interface's default, which reads the whole group.
-   */
-  private static ConsumerGroupStore scanning(ConsumerGroupStore store) {
-    return new ConsumerGroupStore() {
-      @Override
-      public void createGroup(ConsumerGroupState group) {
-        store.createGroup(group);
-      }
-
-      @Override
-      public Optional<ConsumerGroupState> findGroup(String queue, String groupId) {
-        return store.findGroup(queue, groupId);
-      }
-
-      @Override
-      public void updateGroup(ConsumerGroupState group) {
-        store.updateGroup(group);
-      }
-
-      @Override
-      public void deleteGroup(String queue, String groupId) {
-        store.deleteGroup(queue, groupId);
-      }
-
-      @Override
-      public List<ConsumerGroupState> listGroups(String queue) {
-        return store.listGroups(queue);
-      }
-    };
-  }
-
   /** Keys SQL and array literals treat specially, and one of the longest allowed (44 chars). */
   private static final List<String> KEYS =
       List.of(
@@ -352,7 +320,7 @@ class PostgresOrderKeyTest {
     PostgresTestDatabase db = fresh();
     try (Storage s = QueueStores.open("postgres", db.config(SCHEMA))) {
       ConsumerGroupStore pg = s.groups();
-      ConsumerGroupStore scan = scanning(pg);
+      ConsumerGroupStore scan = new PrimitivesOnlyGroupStore(pg);
       for (String q : List.of("a", "b")) {
         s.queues().createQueue(QueueConfig.durable(q).build());
         for (String g : List.of("g", "h")) {

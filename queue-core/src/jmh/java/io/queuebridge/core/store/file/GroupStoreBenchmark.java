@@ -5,6 +5,7 @@ import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.contract.PrimitivesOnlyGroupStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -14,7 +15,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -71,7 +71,7 @@ public class GroupStoreBenchmark {
     interval = store(dir.resolve("interval"), FileStoreConfig.GroupSync.INTERVAL);
     always = store(dir.resolve("always"), FileStoreConfig.GroupSync.ALWAYS);
     ConsumerGroupStore real = interval.groups();
-    defaults = new PrimitivesOnly(real);
+    defaults = new PrimitivesOnlyGroupStore(real);
     Files.createDirectories(dir.resolve("raw"));
     raw =
         FileChannel.open(
@@ -142,39 +142,5 @@ public class GroupStoreBenchmark {
     record.clear();
     raw.write(record);
     raw.force(false);
-  }
-
-  /** Exposes only the five primitives, so the interface's default methods run. */
-  private static final class PrimitivesOnly implements ConsumerGroupStore {
-    private final ConsumerGroupStore d;
-
-    PrimitivesOnly(ConsumerGroupStore d) {
-      this.d = d;
-    }
-
-    @Override
-    public void createGroup(ConsumerGroupState group) {
-      d.createGroup(group);
-    }
-
-    @Override
-    public Optional<ConsumerGroupState> findGroup(String queue, String groupId) {
-      return d.findGroup(queue, groupId);
-    }
-
-    @Override
-    public void updateGroup(ConsumerGroupState group) {
-      d.updateGroup(group);
-    }
-
-    @Override
-    public void deleteGroup(String queue, String groupId) {
-      d.deleteGroup(queue, groupId);
-    }
-
-    @Override
-    public List<ConsumerGroupState> listGroups(String queue) {
-      return d.listGroups(queue);
-    }
   }
 }
