@@ -109,6 +109,21 @@ final class PgGroupStore implements ConsumerGroupStore {
     this.readColumns = orderKeys ? PENDING_COLUMNS : ENTRY_COLUMNS + ", ''";
   }
 
+  /**
+   * The opening of every one-statement change of a group: the CTE {@code g}, the group's row locked
+   * ({@code FOR UPDATE}) with {@code columns} besides its key; its two parameters are the queue
+   * name and the group id. An unknown queue or group leaves {@code g} empty.
+   */
+  private String lockedGroup(String columns) {
+    return "WITH g AS (SELECT g.queue_id, g.group_id"
+        + columns
+        + " FROM "
+        + s
+        + ".groups g JOIN "
+        + s
+        + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ? FOR UPDATE OF g)";
+  }
+
   /** One transaction holding the group's advisory lock; see the class javadoc. */
   @Override
   public <T> T atomically(String queue, String groupId, Supplier<T> body) {
@@ -561,12 +576,8 @@ final class PgGroupStore implements ConsumerGroupStore {
     return db.query(
         queue,
         Db.Mode.WRITE,
-        "WITH g AS (SELECT g.queue_id, g.group_id FROM "
-            + s
-            + ".groups g JOIN "
-            + s
-            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
-            + " FOR UPDATE OF g),"
+        lockedGroup("")
+            + ","
             + " f AS (SELECT k.i, e.off FROM g CROSS JOIN unnest(?::text[]) WITH ORDINALITY"
             + " AS k(wanted, i) CROSS JOIN LATERAL (SELECT off, consumer_id, visible_s, visible_n"
             + " FROM "
@@ -708,12 +719,8 @@ final class PgGroupStore implements ConsumerGroupStore {
     return db.query(
         queue,
         Db.Mode.WRITE,
-        "WITH g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
-            + s
-            + ".groups g JOIN "
-            + s
-            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
-            + " FOR UPDATE OF g),"
+        lockedGroup(", g.cur, g.committed")
+            + ","
             + " d AS (DELETE FROM "
             + s
             + ".pending p USING g WHERE p.queue_id = g.queue_id"
@@ -776,12 +783,8 @@ final class PgGroupStore implements ConsumerGroupStore {
     return db.query(
         queue,
         Db.Mode.WRITE,
-        "WITH g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
-            + s
-            + ".groups g JOIN "
-            + s
-            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
-            + " FOR UPDATE OF g),"
+        lockedGroup(", g.cur, g.committed")
+            + ","
             + " d AS (DELETE FROM "
             + s
             + ".pending p USING g, (SELECT DISTINCT * FROM unnest(?::bigint[], ?::int[])) AS w(off,"
@@ -1045,12 +1048,8 @@ final class PgGroupStore implements ConsumerGroupStore {
     return db.query(
         queue,
         Db.Mode.WRITE,
-        "WITH g AS (SELECT g.queue_id, g.group_id FROM "
-            + s
-            + ".groups g JOIN "
-            + s
-            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
-            + " FOR UPDATE OF g), c AS ("
+        lockedGroup("")
+            + ", c AS ("
             + change
             + "), t AS (UPDATE "
             + s

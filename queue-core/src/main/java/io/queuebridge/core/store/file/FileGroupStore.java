@@ -197,7 +197,10 @@ final class FileGroupStore implements ConsumerGroupStore {
     return group(queue, groupId).duePending(now, after, limit);
   }
 
-  /** From each group's due index (O(log n) per group). */
+  /**
+   * From each group's due index: one probe, which passes over only the entries already visible at
+   * {@code after} (due and not yet claimed again), never over the later ones.
+   */
   @Override
   public Optional<Instant> nextVisible(String queue, Instant after) {
     Objects.requireNonNull(after, "after");
