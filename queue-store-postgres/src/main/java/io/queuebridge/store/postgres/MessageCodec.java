@@ -23,10 +23,20 @@ import java.util.Map;
  * header its key and value, timestamp (i64), timestamp type, createdAt, expiresAt, state, property
  * count and per property its key and value. Strings are UTF-8 with an i32 length; byte arrays an
  * i32 length, -1 for null (distinct from empty); instants a presence byte then epoch seconds (i64)
- * and nanos (i32), so they round-trip to the nanosecond; enums by name. Stateless and thread-safe.
+ * and nanos (i32), so they round-trip to the nanosecond; enums by name.
+ *
+ * <p><b>Runs</b> (schema version 5). A row of {@code messages} may hold several consecutive
+ * messages ({@code run_length} of them, from offset {@code off}); its body is then a run: {@code
+ * 0xF0:u8}, the message count (i32), and per message its length (i32) and its encoding as above. A
+ * row of one message holds the plain encoding (every row written before version 5 is one). The
+ * marker is no format version, so a body of either kind says which it is. Stateless and
+ * thread-safe.
  */
 final class MessageCodec {
   static final byte VERSION = 1;
+
+  /** The first byte of a run's body. */
+  static final byte RUN = (byte) 0xF0;
 
   private MessageCodec() {}
 
@@ -56,10 +66,92 @@ final class MessageCodec {
   }
 
   /**
+   * The encodings {@code bodies[from .. to - 1]} as the body of one row: a run when there are
+   * several, the encoding itself when there is one.
+   */
+  static byte[] row(byte[][] bodies, int from, int to) {
+    if (to - from == 1) {
+      return bodies[from];
+    }
+    int size = 5;
+    for (int i = from; i < to; i++) {
+      size += 4 + bodies[i].length;
+    }
+    ByteBuffer out = ByteBuffer.allocate(size);
+    out.put(RUN).putInt(to - from);
+    for (int i = from; i < to; i++) {
+      out.putInt(bodies[i].length).put(bodies[i]);
+    }
+    return out.array();
+  }
+
+  /**
+   * Where the {@code count} messages of a row's body lie: {@code [start0, length0, start1, ...]}.
+   *
+   * @throws IllegalArgumentException if the body is no run of {@code count} messages (or, for one,
+   *     neither a run of one nor a plain encoding)
+   */
+  static int[] parts(byte[] row, int count) {
+    if (count == 1 && (row.length == 0 || row[0] != RUN)) {
+      return new int[] {0, row.length};
+    }
+    if (row.length < 5 || row[0] != RUN) {
+      throw new IllegalArgumentException(
+          "a row of " + count + " messages whose body is no run (first byte " + first(row) + ")");
+    }
+    ByteBuffer in = ByteBuffer.wrap(row);
+    in.get();
+    int stored = in.getInt();
+    if (stored != count) {
+      throw new IllegalArgumentException(
+          "a run of " + stored + " messages in a row of " + count + " (run_length)");
+    }
+    int[] parts = new int[2 * count];
+    for (int i = 0; i < count; i++) {
+      if (in.remaining() < 4) {
+        throw new IllegalArgumentException(
+            "truncated run: " + i + " of " + count + " messages in " + row.length + " bytes");
+      }
+      int length = in.getInt();
+      if (length < 0 || length > in.remaining()) {
+        throw new IllegalArgumentException(
+            "message "
+                + i
+                + " of the run has length "
+                + length
+                + " with "
+                + in.remaining()
+                + " bytes left");
+      }
+      parts[2 * i] = in.position();
+      parts[2 * i + 1] = length;
+      in.position(in.position() + length);
+    }
+    if (in.hasRemaining()) {
+      throw new IllegalArgumentException(
+          in.remaining() + " bytes after the " + count + " messages of the run");
+    }
+    return parts;
+  }
+
+  private static String first(byte[] row) {
+    return row.length == 0 ? "none" : Integer.toString(row[0] & 0xFF);
+  }
+
+  /**
    * @throws IllegalArgumentException if the bytes are not a version-1 message
    */
   static Message decode(byte[] body, long offset) {
-    ByteBuffer in = ByteBuffer.wrap(body);
+    return decode(body, 0, body.length, offset);
+  }
+
+  /**
+   * The message encoded in {@code body[start .. start + length - 1]}.
+   *
+   * @throws IllegalArgumentException if those bytes are not a version-1 message
+   */
+  static Message decode(byte[] body, int start, int length, long offset) {
+    ByteBuffer in = ByteBuffer.wrap(body, start, length);
     try {
       int version = in.get() & 0xFF;
       if (version != VERSION) {
@@ -96,7 +188,7 @@ final class MessageCodec {
       }
       return b.buildOwned();
     } catch (BufferUnderflowException | NegativeArraySizeException e) {
-      throw new IllegalArgumentException("truncated message body (" + body.length + " bytes)", e);
+      throw new IllegalArgumentException("truncated message body (" + length + " bytes)", e);
     }
   }
 

@@ -5,6 +5,7 @@ import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
 import io.queuebridge.core.errors.QueueAlreadyExistsException;
 import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.message.Message;
@@ -36,17 +37,21 @@ import java.util.function.Supplier;
  * SET tail = tail + n ... RETURNING} reserves the offsets (the row lock serialises writers of one
  * queue across every process, so offsets are contiguous and unique, and a reader sees the new tail
  * only together with the rows, at commit), one multi-row {@code INSERT} of the messages from
- * arrays, the checkpoint upserts, and {@code pg_notify} ({@link #appendSql}). For the sync methods
- * the committed statement is the durability barrier: with {@code synchronous_commit} on, the commit
- * returns after the WAL is flushed. Concurrent durable appenders share WAL flushes (PostgreSQL's
- * own group commit).
+ * arrays, the checkpoint upserts, and {@code pg_notify} ({@link #appendSql}). Consecutive messages
+ * of a batch share a row, up to {@link #RUN_BYTES} ({@link #runs}, schema version 5): the server's
+ * cost of a heap tuple and a primary-key entry is paid per row, not per message. For the sync
+ * methods the committed statement is the durability barrier: with {@code synchronous_commit} on,
+ * the commit returns after the WAL is flushed. Concurrent durable appenders share WAL flushes
+ * (PostgreSQL's own group commit).
  *
- * <p><b>Reads</b> run in autocommit mode and see only committed data; {@link #truncate} is exact
- * (the head moves in one short transaction, the rows below it are deleted right after); {@link
- * #timeOffset} is exact; {@link #sizeOffset} is exact for the store's size measure, the encoded
- * body length of each message, and {@link #bytes} is the retained total of that measure (two
- * primary-key lookups). {@link #awaitAppend} sleeps on a local condition woken by {@link
- * AppendListener} (LISTEN/NOTIFY), re-checking at least every {@code poll.interval.ms}.
+ * <p><b>Reads</b> run in autocommit mode and see only committed data, and find the row holding an
+ * offset as the last row from at most that offset (a backward step of the primary key), so a row of
+ * several messages costs a read nothing more than a lookup; {@link #truncate} is exact (the head
+ * moves in one short transaction, the rows below it are deleted right after); {@link #timeOffset}
+ * is exact; {@link #sizeOffset} is exact for the store's size measure, the encoded body length of
+ * each message, and {@link #bytes} is the retained total of that measure (two primary-key lookups).
+ * {@link #awaitAppend} sleeps on a local condition woken by {@link AppendListener} (LISTEN/NOTIFY),
+ * re-checking at least every {@code poll.interval.ms}.
  *
  * <p><b>Topic index.</b> {@link #findMatchingQueues} keeps a {@link TopicIndex} rebuilt whenever
  * the {@code catalog} version moved (one indexed single-row read per call), so queues created by
@@ -73,14 +78,42 @@ final class PgQueueStore implements DurableQueueStore {
 
   private record QueueRow(long id, long head, long tail) {}
 
+  /**
+   * The most bytes of a run's body (schema version 5), its framing included: a batch's messages go
+   * into rows of consecutive messages up to this size, kept in the row's heap tuple by the table's
+   * {@code toast_tuple_target} (8160 bytes, the run's framing and the other columns included). A
+   * message larger than this has a row of its own, as every message had before version 5.
+   */
+  static final int RUN_BYTES = 7_680;
+
+  /** The most messages one row holds. */
+  static final int RUN_MESSAGES = 256;
+
+  /** Whether the schema has {@code messages.run_length} ({@link Schema#hasRuns}). */
+  private final boolean runs;
+
+  /** The column, or its value on a schema without it. */
+  private final String runLength;
+
+  /**
+   * @param runs whether the schema has the column {@code messages.run_length}: true for a writable
+   *     open (it migrates), the schema's own answer for a read-only one
+   */
   PgQueueStore(
-      Db db, AppendListener listener, boolean durable, String description, Runnable closeStorage) {
+      Db db,
+      AppendListener listener,
+      boolean durable,
+      String description,
+      Runnable closeStorage,
+      boolean runs) {
     this.db = db;
     this.listener = listener;
     this.durable = durable;
     this.description = description;
     this.closeStorage = closeStorage;
     this.s = db.config().schema();
+    this.runs = runs;
+    this.runLength = runs ? "run_length" : "1";
   }
 
   // ---- administration ------------------------------------------------------------------------
@@ -438,10 +471,10 @@ final class PgQueueStore implements DurableQueueStore {
         + " RETURNING id, tail - ? AS first, total_bytes - ? AS before),"
         + " m AS (INSERT INTO "
         + s
-        + ".messages (queue_id, off, created_s, created_n, size, bytes_before, body)"
-        + " SELECT r.id, r.first + e.i - 1, e.cs, e.cn, e.size, r.before + e.rel, e.body FROM r,"
-        + " unnest(?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::bytea[]) WITH ORDINALITY"
-        + " AS e(cs, cn, size, rel, body, i)),"
+        + ".messages (queue_id, off, run_length, created_s, created_n, size, bytes_before, body)"
+        + " SELECT r.id, r.first + e.o, e.n, e.cs, e.cn, e.size, r.before + e.rel, e.body FROM r,"
+        + " unnest(?::int[], ?::int[], ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::bytea[])"
+        + " AS e(o, n, cs, cn, size, rel, body)),"
         + " k AS (INSERT INTO "
         + s
         + ".checkpoints (queue_id, key, value) SELECT r.id, x.k, x.v FROM r,"
@@ -459,18 +492,36 @@ final class PgQueueStore implements DurableQueueStore {
       Map<String, String> checkpoints)
       throws SQLException {
     int n = messages.size();
-    Long[] createdS = new Long[n];
-    Integer[] createdN = new Integer[n];
-    Integer[] sizes = new Integer[n];
-    Long[] before = new Long[n];
+    List<int[]> ranges = runs(bodies);
+    int rows = ranges.size();
+    Integer[] first = new Integer[rows];
+    Integer[] lengths = new Integer[rows];
+    Long[] createdS = new Long[rows];
+    Integer[] createdN = new Integer[rows];
+    Integer[] sizes = new Integer[rows];
+    Long[] before = new Long[rows];
+    byte[][] rowBodies = new byte[rows][];
     long running = 0;
-    for (int i = 0; i < n; i++) {
-      Instant t = messages.get(i).createdAt();
-      createdS[i] = t == null ? null : t.getEpochSecond();
-      createdN[i] = t == null ? null : t.getNano();
-      sizes[i] = bodies[i].length;
-      before[i] = running;
-      running += bodies[i].length;
+    for (int r = 0; r < rows; r++) {
+      int from = ranges.get(r)[0];
+      int to = ranges.get(r)[1];
+      Instant latest = null;
+      int size = 0;
+      for (int i = from; i < to; i++) {
+        Instant t = messages.get(i).createdAt();
+        if (t != null && (latest == null || t.isAfter(latest))) {
+          latest = t;
+        }
+        size += bodies[i].length;
+      }
+      first[r] = from;
+      lengths[r] = to - from;
+      createdS[r] = latest == null ? null : latest.getEpochSecond();
+      createdN[r] = latest == null ? null : latest.getNano();
+      sizes[r] = size;
+      before[r] = running;
+      running += size;
+      rowBodies[r] = MessageCodec.row(bodies, from, to);
     }
     String[] keys = new String[checkpoints.size()];
     String[] values = new String[keys.length];
@@ -480,10 +531,34 @@ final class PgQueueStore implements DurableQueueStore {
       values[k++] = e.getValue();
     }
     p.setLong(1, n).setLong(2, bytes).setString(3, queue).setLong(4, n).setLong(5, bytes);
-    p.setArray(6, "bigint", createdS).setArray(7, "int4", createdN).setArray(8, "int4", sizes);
-    p.setArray(9, "bigint", before).setArray(10, "bytea", bodies);
-    p.setArray(11, "text", keys).setArray(12, "text", values);
-    p.setString(13, db.config().channel()).setString(14, queue);
+    p.setArray(6, "int4", first).setArray(7, "int4", lengths);
+    p.setArray(8, "bigint", createdS).setArray(9, "int4", createdN).setArray(10, "int4", sizes);
+    p.setArray(11, "bigint", before).setArray(12, "bytea", rowBodies);
+    p.setArray(13, "text", keys).setArray(14, "text", values);
+    p.setString(15, db.config().channel()).setString(16, queue);
+  }
+
+  /**
+   * The rows a batch of encodings goes into, each {@code [from, to)}: consecutive messages up to
+   * {@link #RUN_BYTES} and {@link #RUN_MESSAGES} a row, a larger message alone.
+   */
+  static List<int[]> runs(byte[][] bodies) {
+    List<int[]> out = new ArrayList<>();
+    int from = 0;
+    long bytes = 5; // the run's marker and count
+    for (int i = 0; i < bodies.length; i++) {
+      int length = 4 + bodies[i].length;
+      if (i > from && (bytes + length > RUN_BYTES || i - from == RUN_MESSAGES)) {
+        out.add(new int[] {from, i});
+        from = i;
+        bytes = 5;
+      }
+      bytes += length;
+    }
+    if (bodies.length > from) {
+      out.add(new int[] {from, bodies.length});
+    }
+    return out;
   }
 
   /** The first offset of an append, from the row of {@link #appendSql}. */
@@ -571,59 +646,153 @@ final class PgQueueStore implements DurableQueueStore {
 
   // ---- reads ---------------------------------------------------------------------------------
 
+  /**
+   * One statement: the row holding {@code offset} is the last row from at most that offset (one
+   * backward step of the primary key).
+   */
   @Override
   public Message read(String queue, long offset) {
     Objects.requireNonNull(queue, "queue");
     return db.query(
         queue,
         Db.Mode.READ,
-        "SELECT q.head, q.tail, m.body FROM "
+        "SELECT q.head, q.tail, m.off, m.n, m.body FROM "
             + s
-            + ".queues q LEFT JOIN "
+            + ".queues q LEFT JOIN LATERAL (SELECT off, "
+            + runLength
+            + " AS n, body FROM "
             + s
-            + ".messages m ON m.queue_id = q.id AND m.off = ? AND m.off >= q.head"
-            + " AND m.off < q.tail WHERE q.name = ?",
-        p -> p.setLong(1, offset).setString(2, queue),
+            + ".messages WHERE queue_id = q.id AND off <= ? ORDER BY off DESC LIMIT 1) m"
+            + " ON ? >= q.head AND ? < q.tail WHERE q.name = ?",
+        p -> p.setLong(1, offset).setLong(2, offset).setLong(3, offset).setString(4, queue),
         rs -> {
           if (!rs.next()) {
             throw new QueueNotFoundException(queue);
           }
-          byte[] body = rs.getBytes(3);
-          if (body == null) {
+          byte[] body = rs.getBytes(5);
+          long off = rs.getLong(3);
+          int n = body == null ? 0 : rowLength(queue, off, rs.getInt(4), body);
+          if (body == null || off + n <= offset) {
             throw new OffsetOutOfRangeException(queue, offset, rs.getLong(1), rs.getLong(2));
           }
-          return decode(queue, body, offset);
+          List<Message> one = new ArrayList<>(1);
+          decodeRow(queue, off, n, body, offset, offset + 1, 1, one);
+          return one.get(0);
         });
   }
 
+  /**
+   * One statement: the rows from the one holding the start (one backward step of the primary key)
+   * to the one holding {@code start + limit - 1}, at most {@code limit} of them since a row holds
+   * at least one message.
+   */
   @Override
   public List<Message> readBatch(String queue, long start, int limit) {
     StoreChecks.checkReadLimit(queue, limit);
     Objects.requireNonNull(queue, "queue");
+    long from = Math.min(start, Long.MAX_VALUE - limit); // no overflow in SQL; far past any tail
     return db.query(
         queue,
         Db.Mode.READ,
-        "SELECT m.off, m.body FROM "
+        "SELECT q.head, q.tail, m.off, m.n, m.body FROM "
             + s
-            + ".queues q LEFT JOIN LATERAL (SELECT off, body FROM "
+            + ".queues q LEFT JOIN LATERAL (SELECT off, "
+            + runLength
+            + " AS n, body FROM "
             + s
-            + ".messages WHERE queue_id = q.id AND off >= GREATEST(?, q.head)"
-            + " AND off < q.tail ORDER BY off LIMIT ?) m ON true WHERE q.name = ?"
-            + " ORDER BY m.off",
-        p -> p.setLong(1, start).setInt(2, limit).setString(3, queue),
+            + ".messages WHERE queue_id = q.id AND off >= "
+            + rowHolding("GREATEST(?, q.head)")
+            + " AND off < LEAST(q.tail, GREATEST(?, q.head) + ?) ORDER BY off) m ON true"
+            + " WHERE q.name = ? ORDER BY m.off",
+        p ->
+            p.setLong(1, from)
+                .setLong(2, from)
+                .setLong(3, from)
+                .setInt(4, limit)
+                .setString(5, queue),
         rs -> {
           if (!rs.next()) {
             throw new QueueNotFoundException(queue);
           }
+          long first = Math.max(from, rs.getLong(1));
+          long tail = rs.getLong(2);
           List<Message> out = new ArrayList<>();
           do {
-            byte[] body = rs.getBytes(2);
+            byte[] body = rs.getBytes(5);
             if (body != null) {
-              out.add(decode(queue, body, rs.getLong(1)));
+              long off = rs.getLong(3);
+              int n = rowLength(queue, off, rs.getInt(4), body);
+              decodeRow(queue, off, n, body, first, tail, limit - out.size(), out);
             }
-          } while (rs.next());
+          } while (rs.next() && out.size() < limit);
           return List.copyOf(out);
         });
+  }
+
+  /**
+   * A subquery for the offset of the row holding offset {@code at} (an SQL expression over the
+   * queues row {@code q}): the last row from at most it, or {@code at} itself when there is none.
+   * With it a range condition on {@code off} stays a primary-key range.
+   */
+  private String rowHolding(String at) {
+    return "COALESCE((SELECT max(f.off) FROM "
+        + s
+        + ".messages f WHERE f.queue_id = q.id AND f.off <= "
+        + at
+        + "), "
+        + at
+        + ")";
+  }
+
+  /**
+   * How many messages the row at {@code off} holds: its {@code run_length}, or one on a schema
+   * without the column.
+   *
+   * @throws QueueStoreException if the schema has no runs but the body is one: a writable open
+   *     migrated the schema while this read-only view was open
+   */
+  private int rowLength(String queue, long off, int column, byte[] body) {
+    if (runs) {
+      return column;
+    }
+    if (body.length > 0 && body[0] == MessageCodec.RUN) {
+      throw new QueueStoreException(
+          queue,
+          "the row at offset "
+              + off
+              + " of "
+              + description
+              + " holds several messages (schema version "
+              + Schema.RUNS_FROM
+              + " or later): the store was migrated after this read-only view opened; reopen it");
+    }
+    return 1;
+  }
+
+  /**
+   * Decodes into {@code out} the messages of the row at {@code off} ({@code n} of them) whose
+   * offsets are in {@code [from, to)}, at most {@code max} of them.
+   */
+  private void decodeRow(
+      String queue, long off, int n, byte[] body, long from, long to, int max, List<Message> out) {
+    int[] parts = parts(queue, off, n, body);
+    int taken = 0;
+    for (int i = 0; i < n && taken < max; i++) {
+      long offset = off + i;
+      if (offset >= from && offset < to) {
+        out.add(decode(queue, body, parts[2 * i], parts[2 * i + 1], offset));
+        taken++;
+      }
+    }
+  }
+
+  private int[] parts(String queue, long off, int n, byte[] body) {
+    try {
+      return MessageCodec.parts(body, n);
+    } catch (IllegalArgumentException e) {
+      throw new StoreCorruptedException(
+          queue, description + " messages", off, "unreadable row: " + e.getMessage());
+    }
   }
 
   @Override
@@ -679,7 +848,8 @@ final class PgQueueStore implements DurableQueueStore {
                 }
               }
             });
-    // Rows below the head are unreadable already; deleting them outside the head update keeps
+    // Rows wholly below the head are unreadable already (a row holding the head stays; reads skip
+    // its messages below the head); deleting them outside the head update keeps
     // the queue row (and so appenders) locked only briefly. A crash in between leaves rows that
     // the next truncation deletes.
     db.write(
@@ -687,33 +857,77 @@ final class PgQueueStore implements DurableQueueStore {
         c ->
             Db.update(
                 c,
-                "DELETE FROM " + s + ".messages WHERE queue_id = ? AND off < ?",
+                "DELETE FROM "
+                    + s
+                    + ".messages WHERE queue_id = ? AND off < ? AND off + "
+                    + runLength
+                    + " <= ?",
                 ps -> {
                   ps.setLong(1, moved.id());
                   ps.setLong(2, moved.head());
+                  ps.setLong(3, moved.head());
                 }));
   }
 
-  /** Exact: the first offset whose createdAt is at or after {@code time}, skipping null ones. */
+  /**
+   * Exact: the first offset whose createdAt is at or after {@code time}, skipping null ones. One
+   * statement: the first two rows from the one holding the head whose latest creation time is at or
+   * after it (only the first can hold messages below the head, so the second, if any, holds the
+   * answer).
+   */
   @Override
   public OptionalLong timeOffset(String queue, Instant time) {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(time, "time");
     return OptionalLong.of(
-        boundedLookup(
+        db.query(
             queue,
-            "(m.created_s > ? OR (m.created_s = ? AND m.created_n >= ?))",
-            ps -> {
-              ps.setLong(1, time.getEpochSecond());
-              ps.setLong(2, time.getEpochSecond());
-              ps.setInt(3, time.getNano());
-              return 4;
+            Db.Mode.READ,
+            "SELECT q.head, q.tail, m.off, m.n, m.body FROM "
+                + s
+                + ".queues q LEFT JOIN LATERAL (SELECT off, "
+                + runLength
+                + " AS n, body FROM "
+                + s
+                + ".messages WHERE queue_id = q.id AND off >= "
+                + rowHolding("q.head")
+                + " AND off < q.tail AND (created_s > ? OR (created_s = ? AND created_n >= ?))"
+                + " ORDER BY off LIMIT 2) m ON true WHERE q.name = ? ORDER BY m.off",
+            p ->
+                p.setLong(1, time.getEpochSecond())
+                    .setLong(2, time.getEpochSecond())
+                    .setInt(3, time.getNano())
+                    .setString(4, queue),
+            rs -> {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(queue);
+              }
+              long head = rs.getLong(1);
+              long tail = rs.getLong(2);
+              do {
+                byte[] body = rs.getBytes(5);
+                if (body == null) {
+                  break;
+                }
+                long off = rs.getLong(3);
+                int n = rowLength(queue, off, rs.getInt(4), body);
+                List<Message> row = new ArrayList<>(n);
+                decodeRow(queue, off, n, body, head, tail, n, row);
+                for (Message m : row) {
+                  if (m.createdAt() != null && !m.createdAt().isBefore(time)) {
+                    return m.offset();
+                  }
+                }
+              } while (rs.next());
+              return tail;
             }));
   }
 
   /**
    * Exact for this store's size measure (the encoded body length): the lowest offset from which the
-   * newest messages' sizes sum to at most {@code retentionBytes}.
+   * newest messages' sizes sum to at most {@code retentionBytes}. One statement: the first row from
+   * the one holding the head whose end meets the budget, and within it the first message that does
+   * (else the offset after the row).
    *
    * @throws IllegalArgumentException if {@code retentionBytes} is negative
    */
@@ -723,23 +937,59 @@ final class PgQueueStore implements DurableQueueStore {
     Objects.requireNonNull(queue, "queue");
     long budget = Math.min(retentionBytes, Long.MAX_VALUE / 4); // no overflow in SQL
     return OptionalLong.of(
-        boundedLookup(
+        db.query(
             queue,
-            "m.bytes_before + ? >= q.total_bytes",
-            ps -> {
-              ps.setLong(1, budget);
-              return 2;
+            Db.Mode.READ,
+            "SELECT q.head, q.tail, q.total_bytes, m.off, m.n, m.bytes_before, m.body FROM "
+                + s
+                + ".queues q LEFT JOIN LATERAL (SELECT off, "
+                + runLength
+                + " AS n, bytes_before, body FROM "
+                + s
+                + ".messages WHERE queue_id = q.id AND off >= "
+                + rowHolding("q.head")
+                + " AND off < q.tail AND bytes_before + size + ? >= q.total_bytes"
+                + " ORDER BY off LIMIT 1) m ON true WHERE q.name = ?",
+            p -> p.setLong(1, budget).setString(2, queue),
+            rs -> {
+              if (!rs.next()) {
+                throw new QueueNotFoundException(queue);
+              }
+              long head = rs.getLong(1);
+              long tail = rs.getLong(2);
+              long total = rs.getLong(3);
+              byte[] body = rs.getBytes(7);
+              if (body == null) {
+                return tail;
+              }
+              long off = rs.getLong(4);
+              int n = rowLength(queue, off, rs.getInt(5), body);
+              int[] parts = parts(queue, off, n, body);
+              long before = rs.getLong(6);
+              for (int i = 0; i < n; i++) {
+                long offset = off + i;
+                if (offset >= tail) {
+                  return tail;
+                }
+                if (offset >= head && before + budget >= total) {
+                  return offset;
+                }
+                before += parts[2 * i + 1];
+              }
+              return Math.min(off + n, tail);
             }));
   }
 
   /**
    * The encoded length of the retained messages (offsets {@code head .. tail - 1}), the measure
-   * {@link #sizeOffset} uses: row overhead, indexes and TOAST compression are not counted. One
-   * statement, two primary-key lookups whatever the queue's size: {@code queues.total_bytes} is the
-   * running total of every byte ever appended to the queue, and {@code messages.bytes_before} of
-   * the head message the total before it, so their difference is what is retained. Both columns are
-   * part of schema version 1 and are maintained by the appends themselves, in their transaction;
-   * {@link #truncate} changes neither (it moves the head). Never negative.
+   * {@link #sizeOffset} uses: row overhead, indexes, the runs' framing and TOAST compression are
+   * not counted. One statement, two primary-key lookups whatever the queue's size: {@code
+   * queues.total_bytes} is the running total of every byte ever appended to the queue, and {@code
+   * messages.bytes_before} of the row holding the head the total before its first message (plus the
+   * lengths of its messages below the head, when the head is inside a run), so their difference is
+   * what is retained. Both columns are part of schema version 1 and are maintained by the appends
+   * themselves, in their transaction; {@link #truncate} changes neither (it moves the head). Never
+   * negative.
    *
    * @throws QueueNotFoundException if there is no such queue
    */
@@ -747,60 +997,40 @@ final class PgQueueStore implements DurableQueueStore {
   public OptionalLong bytes(String queue) {
     Objects.requireNonNull(queue, "queue");
     return OptionalLong.of(
-        db.read(
+        db.query(
             queue,
-            c -> {
-              try (PreparedStatement ps =
-                  c.prepareStatement(
-                      "SELECT GREATEST(0, q.total_bytes - COALESCE((SELECT m.bytes_before FROM "
-                          + s
-                          + ".messages m WHERE m.queue_id = q.id AND m.off = q.head"
-                          + " AND q.head < q.tail), q.total_bytes)) FROM "
-                          + s
-                          + ".queues q WHERE q.name = ?")) {
-                ps.setString(1, queue);
-                try (ResultSet rs = ps.executeQuery()) {
-                  if (!rs.next()) {
-                    throw new QueueNotFoundException(queue);
-                  }
-                  return rs.getLong(1);
-                }
-              }
-            }));
-  }
-
-  @FunctionalInterface
-  private interface ConditionBinder {
-    /** Binds the condition's parameters from index 1; returns the next index. */
-    int bind(PreparedStatement ps) throws SQLException;
-  }
-
-  /** The first readable offset meeting {@code condition}, or the tail when none does. */
-  private long boundedLookup(String queue, String condition, ConditionBinder binder) {
-    return db.read(
-        queue,
-        c -> {
-          try (PreparedStatement ps =
-              c.prepareStatement(
-                  "SELECT q.tail, (SELECT m.off FROM "
-                      + s
-                      + ".messages m WHERE m.queue_id = q.id AND m.off >= q.head"
-                      + " AND m.off < q.tail AND "
-                      + condition
-                      + " ORDER BY m.off LIMIT 1) FROM "
-                      + s
-                      + ".queues q WHERE q.name = ?")) {
-            int next = binder.bind(ps);
-            ps.setString(next, queue);
-            try (ResultSet rs = ps.executeQuery()) {
+            Db.Mode.READ,
+            "SELECT q.head, q.total_bytes, m.off, m.n, m.bytes_before,"
+                + " CASE WHEN m.off < q.head THEN m.body END FROM "
+                + s
+                + ".queues q LEFT JOIN LATERAL (SELECT off, "
+                + runLength
+                + " AS n, bytes_before, body FROM "
+                + s
+                + ".messages WHERE queue_id = q.id AND off <= q.head ORDER BY off DESC LIMIT 1) m"
+                + " ON q.head < q.tail WHERE q.name = ?",
+            p -> p.setString(1, queue),
+            rs -> {
               if (!rs.next()) {
                 throw new QueueNotFoundException(queue);
               }
-              long found = rs.getLong(2);
-              return rs.wasNull() ? rs.getLong(1) : found;
-            }
-          }
-        });
+              long head = rs.getLong(1);
+              long total = rs.getLong(2);
+              long before = rs.getLong(5);
+              if (rs.wasNull()) {
+                return 0L; // nothing retained
+              }
+              long off = rs.getLong(3);
+              byte[] body = rs.getBytes(6);
+              if (body != null) { // the head is inside the row: its messages below the head
+                int n = rowLength(queue, off, rs.getInt(4), body);
+                int[] parts = parts(queue, off, n, body);
+                for (int i = 0; i < n && off + i < head; i++) {
+                  before += parts[2 * i + 1];
+                }
+              }
+              return Math.max(0, total - before);
+            }));
   }
 
   /**
@@ -857,9 +1087,9 @@ final class PgQueueStore implements DurableQueueStore {
 
   // ---- helpers -------------------------------------------------------------------------------
 
-  private Message decode(String queue, byte[] body, long offset) {
+  private Message decode(String queue, byte[] body, int start, int length, long offset) {
     try {
-      return MessageCodec.decode(body, offset);
+      return MessageCodec.decode(body, start, length, offset);
     } catch (IllegalArgumentException e) {
       throw new StoreCorruptedException(
           queue, description + " messages", offset, "unreadable message body: " + e.getMessage());

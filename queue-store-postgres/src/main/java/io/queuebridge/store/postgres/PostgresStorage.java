@@ -50,7 +50,7 @@ final class PostgresStorage implements Storage {
     this.description =
         db.config().description()
             + (durable ? "" : " (not durable: synchronous_commit/fsync = " + syncSetting + ")");
-    this.queues = new PgQueueStore(db, listener, durable, description, this::close);
+    this.queues = new PgQueueStore(db, listener, durable, description, this::close, true);
     this.groups = new PgGroupStore(db, description, true);
   }
 
@@ -62,7 +62,9 @@ final class PostgresStorage implements Storage {
     this.db = db;
     this.listener = listener;
     this.description = db.config().description() + " (read-only)";
-    PgQueueStore reads = new PgQueueStore(db, listener, false, description, this::close);
+    PgQueueStore reads =
+        new PgQueueStore(
+            db, listener, false, description, this::close, Schema.hasRuns(schemaVersion));
     this.queues = new PgReadOnlyQueueStore(reads, db, description);
     this.groups =
         new PgReadOnlyGroupStore(
@@ -118,7 +120,8 @@ final class PostgresStorage implements Storage {
    * Connects read-only, checks the schema without changing anything ({@link Schema#check}, in one
    * read-only snapshot) and starts a read-only listener. A schema of an older version is read as it
    * is, for as long as the storage is open: one a writable open migrates meanwhile reads as the
-   * version found here until it is reopened (its ordering keys read as empty).
+   * version found here until it is reopened (its ordering keys read as empty, each message row as
+   * one message).
    *
    * @throws io.queuebridge.core.errors.StoreNotFoundException if the database, the schema or one of
    *     its tables does not exist

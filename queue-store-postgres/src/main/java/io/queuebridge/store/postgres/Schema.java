@@ -23,11 +23,12 @@ import java.util.TreeSet;
  * <p><b>Read-only opens</b> ({@link #check}) never create or migrate anything: they look the
  * schema, its tables and its version up in the catalog and refuse a schema that is missing, lacks a
  * table, or has a version this code cannot read: a newer one as above, or one older than {@link
- * #READ_ONLY_FROM} (which would need the writable open to migrate it first). Versions 1 to 3 are
+ * #READ_ONLY_FROM} (which would need the writable open to migrate it first). Versions 1 to 4 are
  * read as they are: version 2 only added the table of deduplication ids, which reads never use,
- * version 3 only an index, and version 4 a column whose absence reads as its default ({@link
- * #hasOrderKeys}: the stores then name no {@code order_key} in any statement, and every entry reads
- * with the empty ordering key, as the migration would have filled it in).
+ * version 3 only an index, and versions 4 and 5 a column each whose absence reads as its default
+ * ({@link #hasOrderKeys}, {@link #hasRuns}: the stores then name no {@code order_key} or {@code
+ * run_length} in any statement, every entry reads with the empty ordering key and every message row
+ * as one message, as the migrations would have filled them in).
  *
  * <p><b>Layout (version 1).</b> One set of tables per store schema, not per queue, each keyed by
  * the queue's row id ({@code queues.id}, a new id for each incarnation of a name, so a deleted and
@@ -53,16 +54,31 @@ import java.util.TreeSet;
  * adding it rewrites no row) and the partial index {@code pending_key} on {@code pending (queue_id,
  * group_id, order_key, off) WHERE order_key <> ''}: the engine finds a key's lowest entry from it,
  * and entries without a key (every entry of a queue that orders nothing) cost it nothing.
+ *
+ * <p><b>Version 5</b> adds the column {@code messages.run_length} ({@code int NOT NULL DEFAULT 1},
+ * a constant default again): a row holds the {@code run_length} consecutive messages from offset
+ * {@code off}, so an append of a batch writes a heap tuple and an index entry per few kilobytes
+ * instead of per message (the server's per-row cost bounded the postgres sink). Its body is then a
+ * run ({@link MessageCodec}), {@code size} the sum of the messages' encoded lengths, {@code
+ * bytes_before} the running total before the first of them, and {@code created_s, created_n} the
+ * latest creation time among them (null when none has one), which is the creation time of the
+ * message itself for a row of one. Rows never overlap and leave no gap between the head and the
+ * tail. The migration also sets {@code toast_tuple_target = 8160} on the table, so a run of up to
+ * {@link PgQueueStore#RUN_BYTES} stays in its heap tuple, uncompressed, instead of going out of
+ * line to TOAST.
  */
 final class Schema {
   /** The layout version this code writes. */
-  static final int VERSION = 4;
+  static final int VERSION = 5;
 
   /** The oldest version a read-only open reads as it is (without migrating). */
   static final int READ_ONLY_FROM = 1;
 
   /** The first version with the column {@code pending.order_key}. */
   static final int ORDER_KEYS_FROM = 4;
+
+  /** The first version with the column {@code messages.run_length}. */
+  static final int RUNS_FROM = 5;
 
   /** The tables of a schema at version 1, {@code schema_version} included. */
   private static final Set<String> TABLES_V1 =
@@ -96,6 +112,14 @@ final class Schema {
    */
   static boolean hasOrderKeys(int version) {
     return version >= ORDER_KEYS_FROM;
+  }
+
+  /**
+   * Whether a schema at {@code version} (one this code reads) has the column {@code
+   * messages.run_length}; without it every row holds one message.
+   */
+  static boolean hasRuns(int version) {
+    return version >= RUNS_FROM;
   }
 
   /** Key of the advisory lock that serialises migrations (any schema of any database). */
@@ -170,6 +194,11 @@ final class Schema {
           "CREATE INDEX pending_key ON "
               + s
               + ".pending (queue_id, group_id, order_key, off) WHERE order_key <> ''");
+    }
+    if (to == 5) {
+      return List.of(
+          "ALTER TABLE " + s + ".messages ADD COLUMN run_length int NOT NULL DEFAULT 1",
+          "ALTER TABLE " + s + ".messages SET (toast_tuple_target = 8160)");
     }
     throw new IllegalArgumentException("no migration to version " + to);
   }
