@@ -656,14 +656,11 @@ final class PgQueueStore implements DurableQueueStore {
     return db.query(
         queue,
         Db.Mode.READ,
-        "SELECT q.head, q.tail, m.off, m.n, m.body FROM "
-            + s
-            + ".queues q LEFT JOIN LATERAL (SELECT off, "
-            + runLength
-            + " AS n, body FROM "
-            + s
-            + ".messages WHERE queue_id = q.id AND off <= ? ORDER BY off DESC LIMIT 1) m"
-            + " ON ? >= q.head AND ? < q.tail WHERE q.name = ?",
+        withRows(
+            "q.head, q.tail, m.off, m.n, m.body",
+            "body",
+            "off <= ? ORDER BY off DESC LIMIT 1",
+            "? >= q.head AND ? < q.tail"),
         p -> p.setLong(1, offset).setLong(2, offset).setLong(3, offset).setString(4, queue),
         rs -> {
           if (!rs.next()) {
@@ -694,16 +691,14 @@ final class PgQueueStore implements DurableQueueStore {
     return db.query(
         queue,
         Db.Mode.READ,
-        "SELECT q.head, q.tail, m.off, m.n, m.body FROM "
-            + s
-            + ".queues q LEFT JOIN LATERAL (SELECT off, "
-            + runLength
-            + " AS n, body FROM "
-            + s
-            + ".messages WHERE queue_id = q.id AND off >= "
-            + rowHolding("GREATEST(?, q.head)")
-            + " AND off < LEAST(q.tail, GREATEST(?, q.head) + ?) ORDER BY off) m ON true"
-            + " WHERE q.name = ? ORDER BY m.off",
+        withRows(
+                "q.head, q.tail, m.off, m.n, m.body",
+                "body",
+                "off >= "
+                    + rowHolding("GREATEST(?, q.head)")
+                    + " AND off < LEAST(q.tail, GREATEST(?, q.head) + ?) ORDER BY off",
+                "true")
+            + " ORDER BY m.off",
         p ->
             p.setLong(1, from)
                 .setLong(2, from)
@@ -727,6 +722,30 @@ final class PgQueueStore implements DurableQueueStore {
           } while (rs.next() && out.size() < limit);
           return List.copyOf(out);
         });
+  }
+
+  /**
+   * {@code SELECT columns} of the queues row {@code q} named by the statement's last parameter,
+   * joined with the rows {@code m} of its messages that {@code rows} selects (a condition on them
+   * and its ordering; each row with {@code off}, {@code n}, its message count, and {@code
+   * rowColumns}) where {@code on} holds; one row with null {@code m} columns when none does.
+   */
+  private String withRows(String columns, String rowColumns, String rows, String on) {
+    return "SELECT "
+        + columns
+        + " FROM "
+        + s
+        + ".queues q LEFT JOIN LATERAL (SELECT off, "
+        + runLength
+        + " AS n, "
+        + rowColumns
+        + " FROM "
+        + s
+        + ".messages WHERE queue_id = q.id AND "
+        + rows
+        + ") m ON "
+        + on
+        + " WHERE q.name = ?";
   }
 
   /**
@@ -883,16 +902,15 @@ final class PgQueueStore implements DurableQueueStore {
         db.query(
             queue,
             Db.Mode.READ,
-            "SELECT q.head, q.tail, m.off, m.n, m.body FROM "
-                + s
-                + ".queues q LEFT JOIN LATERAL (SELECT off, "
-                + runLength
-                + " AS n, body FROM "
-                + s
-                + ".messages WHERE queue_id = q.id AND off >= "
-                + rowHolding("q.head")
-                + " AND off < q.tail AND (created_s > ? OR (created_s = ? AND created_n >= ?))"
-                + " ORDER BY off LIMIT 2) m ON true WHERE q.name = ? ORDER BY m.off",
+            withRows(
+                    "q.head, q.tail, m.off, m.n, m.body",
+                    "body",
+                    "off >= "
+                        + rowHolding("q.head")
+                        + " AND off < q.tail AND (created_s > ? OR (created_s = ? AND"
+                        + " created_n >= ?)) ORDER BY off LIMIT 2",
+                    "true")
+                + " ORDER BY m.off",
             p ->
                 p.setLong(1, time.getEpochSecond())
                     .setLong(2, time.getEpochSecond())
@@ -940,16 +958,14 @@ final class PgQueueStore implements DurableQueueStore {
         db.query(
             queue,
             Db.Mode.READ,
-            "SELECT q.head, q.tail, q.total_bytes, m.off, m.n, m.bytes_before, m.body FROM "
-                + s
-                + ".queues q LEFT JOIN LATERAL (SELECT off, "
-                + runLength
-                + " AS n, bytes_before, body FROM "
-                + s
-                + ".messages WHERE queue_id = q.id AND off >= "
-                + rowHolding("q.head")
-                + " AND off < q.tail AND bytes_before + size + ? >= q.total_bytes"
-                + " ORDER BY off LIMIT 1) m ON true WHERE q.name = ?",
+            withRows(
+                "q.head, q.tail, q.total_bytes, m.off, m.n, m.bytes_before, m.body",
+                "bytes_before, body",
+                "off >= "
+                    + rowHolding("q.head")
+                    + " AND off < q.tail AND bytes_before + size + ? >= q.total_bytes"
+                    + " ORDER BY off LIMIT 1",
+                "true"),
             p -> p.setLong(1, budget).setString(2, queue),
             rs -> {
               if (!rs.next()) {
@@ -1000,15 +1016,12 @@ final class PgQueueStore implements DurableQueueStore {
         db.query(
             queue,
             Db.Mode.READ,
-            "SELECT q.head, q.total_bytes, m.off, m.n, m.bytes_before,"
-                + " CASE WHEN m.off < q.head THEN m.body END FROM "
-                + s
-                + ".queues q LEFT JOIN LATERAL (SELECT off, "
-                + runLength
-                + " AS n, bytes_before, body FROM "
-                + s
-                + ".messages WHERE queue_id = q.id AND off <= q.head ORDER BY off DESC LIMIT 1) m"
-                + " ON q.head < q.tail WHERE q.name = ?",
+            withRows(
+                "q.head, q.total_bytes, m.off, m.n, m.bytes_before,"
+                    + " CASE WHEN m.off < q.head THEN m.body END",
+                "bytes_before, body",
+                "off <= q.head ORDER BY off DESC LIMIT 1",
+                "q.head < q.tail"),
             p -> p.setString(1, queue),
             rs -> {
               if (!rs.next()) {
