@@ -13,6 +13,7 @@ import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.AppendResult;
 import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.PreparedBatch;
 import io.queuebridge.core.store.Storage;
 import java.time.Clock;
 import java.time.Instant;
@@ -20,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.IntConsumer;
 
 /**
  * The exact, durable write paths (BEHAVIOUR Q-EXACT): a single message or a batch appended to
@@ -92,22 +92,20 @@ final class DurableStreamWriter {
   /** {@link QueueManager#publishBatchToDurableStream}. */
   long publishBatch(String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
       throws InterruptedException {
-    state.ensureUsable();
-    Objects.requireNonNull(queue, "queue");
-    Objects.requireNonNull(batch, "batch");
-    Map<String, String> marks = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
-    if (batch.isEmpty()) {
-      throw new IllegalArgumentException("empty batch for durable stream " + queue);
-    }
-    QueueConfig stored = checkExactTarget(queue);
-    return appendBatchAndSync(queue, stored, batch, marks, size -> {});
+    return write(prepareExact(queue, batch, checkpoints));
   }
 
   /** {@link QueueManager#publishBatchDurably}. */
   long publishBatchDurably(
       String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
       throws InterruptedException {
-    return publishBatchToQueue(queue, batch, checkpoints, true);
+    return write(prepareBatchDurably(queue, batch, checkpoints));
+  }
+
+  /** {@link QueueManager#prepareBatchDurably}. */
+  DurableBatch prepareBatchDurably(
+      String queue, List<PublishRequest> batch, Map<String, String> checkpoints) {
+    return prepareForQueue(queue, batch, checkpoints, true);
   }
 
   /**
@@ -118,20 +116,34 @@ final class DurableStreamWriter {
   long publishBatchOrdered(
       String queue, List<PublishRequest> batch, Map<String, String> checkpoints)
       throws InterruptedException {
-    return publishBatchToQueue(queue, batch, checkpoints, false);
+    return write(prepareForQueue(queue, batch, checkpoints, false));
   }
 
-  private long publishBatchToQueue(
+  /** A batch for the protected stream {@code queue}: BEHAVIOUR Q-EXACT's checks, then prepared. */
+  private DurableBatch prepareExact(
+      String queue, List<PublishRequest> batch, Map<String, String> checkpoints) {
+    state.ensureUsable();
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(batch, "batch");
+    Map<String, String> marks = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
+    if (batch.isEmpty()) {
+      throw new IllegalArgumentException("empty batch for durable stream " + queue);
+    }
+    QueueConfig stored = checkExactTarget(queue);
+    return prepare(queue, stored, batch, marks, false);
+  }
+
+  private DurableBatch prepareForQueue(
       String queue,
       List<PublishRequest> batch,
       Map<String, String> checkpoints,
-      boolean requireDurable)
-      throws InterruptedException {
+      boolean requireDurable) {
     state.ensureUsable();
     Objects.requireNonNull(queue, "queue");
     if (registry.contractOf(queue) != null) {
-      return publishBatch(queue, batch, checkpoints);
+      return prepareExact(queue, batch, checkpoints);
     }
+    Objects.requireNonNull(batch, "batch");
     Map<String, String> marks = Map.copyOf(Objects.requireNonNull(checkpoints, "checkpoints"));
     if (batch.isEmpty()) {
       throw new IllegalArgumentException("empty batch for queue " + queue);
@@ -145,34 +157,21 @@ final class DurableStreamWriter {
     if (requireDurable && !queues.supportsDurableSync()) {
       throw new DurableSyncUnsupportedException(queue, storage.description());
     }
-    return appendBatchAndSync(
-        queue,
-        stored,
-        batch,
-        marks,
-        size -> {
-          if (!stored.isStream()) {
-            long depth = queues.count(queue);
-            if (depth + size > stored.maxDepth()) {
-              throw new QueueFullException(queue, depth, stored.maxDepth());
-            }
-          }
-        });
+    return prepare(queue, stored, batch, marks, !stored.isStream());
   }
 
   /**
-   * The common part of {@link #publishBatch} and {@link #publishBatchDurably}: normalises and
-   * size-checks every message, runs {@code admit} with the batch size (it throws to refuse the
-   * batch), then stamps the messages and appends them with one barrier. Nothing is written unless
-   * every check passed.
+   * The common part of every batch: normalises and size-checks every message, stamps them (one
+   * instant for the batch) and has the store prepare them. Nothing is written.
+   *
+   * @param checkDepth whether {@link #write} checks a classic queue's depth before appending
    */
-  private long appendBatchAndSync(
+  private DurableBatch prepare(
       String queue,
       QueueConfig stored,
       List<PublishRequest> batch,
       Map<String, String> marks,
-      IntConsumer admit)
-      throws InterruptedException {
+      boolean checkDepth) {
     List<Message> bases = new ArrayList<>(batch.size());
     for (PublishRequest request : batch) {
       Objects.requireNonNull(request, "batch element");
@@ -191,18 +190,50 @@ final class DurableStreamWriter {
       MessageStamping.checkSize(stored, base.size());
       bases.add(base);
     }
-    admit.accept(bases.size());
-    if (Thread.interrupted()) {
-      throw new InterruptedException("interrupted before the append to " + queue);
-    }
     Instant now = clock.instant();
     List<Message> messages = new ArrayList<>(bases.size());
     for (Message base : bases) {
       messages.add(MessageStamping.stamp(base, stored, now));
     }
+    PreparedBatch prepared;
+    try {
+      prepared = queues.prepareBatch(queue, messages);
+    } catch (RuntimeException e) {
+      throw StoreErrors.wrap(queue, "prepare a batch for queue " + queue, e);
+    }
+    return new DurableBatch(this, stored, prepared, marks, checkDepth);
+  }
+
+  /**
+   * {@link QueueManager#publishPrepared}: a classic queue's depth must leave room for the batch,
+   * then the batch and its checkpoints are appended with one barrier.
+   */
+  long write(DurableBatch batch) throws InterruptedException {
+    state.ensureUsable();
+    Objects.requireNonNull(batch, "batch");
+    if (batch.writer != this) {
+      throw new IllegalArgumentException(
+          "batch for queue " + batch.queue() + " was prepared by another queue manager");
+    }
+    batch.claim();
+    String queue = batch.queue();
+    if (batch.checkDepth) {
+      long depth;
+      try {
+        depth = queues.count(queue);
+      } catch (RuntimeException e) {
+        throw StoreErrors.wrap(queue, "count queue " + queue, e);
+      }
+      if (depth + batch.size() > batch.stored.maxDepth()) {
+        throw new QueueFullException(queue, depth, batch.stored.maxDepth());
+      }
+    }
+    if (Thread.interrupted()) {
+      throw new InterruptedException("interrupted before the append to " + queue);
+    }
     long first;
     try {
-      first = queues.appendBatchAndSync(queue, messages, marks);
+      first = queues.appendPreparedAndSync(batch.prepared, batch.checkpoints);
     } catch (RuntimeException e) {
       throw StoreErrors.wrap(queue, "durable batch append to queue " + queue, e);
     }

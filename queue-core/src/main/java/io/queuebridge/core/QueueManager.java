@@ -622,6 +622,47 @@ public final class QueueManager {
   }
 
   /**
+   * The first half of {@link #publishBatchDurably}: every check that needs no write (the target,
+   * BEHAVIOUR Q-EXACT's checks for a protected stream, each message's size), the stamping, and what
+   * the store can prepare ahead of the write ({@link
+   * io.queuebridge.core.store.DurableQueueStore#prepareBatch}). Nothing is written; {@link
+   * #publishPrepared} writes the batch. A writer that keeps one batch being prepared while the one
+   * before is written overlaps its own work with the store's barrier.
+   *
+   * <p>Messages are stamped here: their creation time is the time of this call. A classic queue's
+   * depth is checked when the batch is written, not here.
+   *
+   * @return the batch, to be written once, by this manager
+   * @throws IllegalArgumentException if {@code batch} is empty
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws QueueMessageTooLargeException for a message over the maximum size
+   * @throws DurableSyncUnsupportedException if the store cannot make an append durable
+   * @throws QueueStoreException if reading the queue failed
+   * @throws IllegalStateException after {@link #stop()}
+   */
+  public DurableBatch prepareBatchDurably(
+      String queue, List<PublishRequest> batch, Map<String, String> checkpoints) {
+    return durableStreams.prepareBatchDurably(queue, batch, checkpoints);
+  }
+
+  /**
+   * The second half of {@link #publishBatchDurably}: a classic queue's depth must leave room for
+   * the whole batch, then the batch and its checkpoints are appended with one durability barrier.
+   *
+   * @return the offset of the first message
+   * @throws IllegalArgumentException if the batch was prepared by another manager
+   * @throws IllegalStateException if the batch was published before (it is appended at most once,
+   *     whatever the outcome of the first call), or after {@link #stop()}
+   * @throws QueueNotFoundException if the queue was deleted since
+   * @throws QueueFullException if the batch does not fit under a classic queue's maxDepth
+   * @throws QueueStoreException if the append or the barrier failed: do not acknowledge
+   * @throws InterruptedException if interrupted before the append started (nothing written)
+   */
+  public long publishPrepared(DurableBatch batch) throws InterruptedException {
+    return durableStreams.write(batch);
+  }
+
+  /**
    * The checkpoints stored with the batches of {@link #publishBatchToDurableStream} and {@link
    * #publishBatchDurably} to {@code queue}; empty when none. A copy.
    *

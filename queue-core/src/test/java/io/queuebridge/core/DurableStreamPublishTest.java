@@ -9,6 +9,7 @@ import io.queuebridge.core.config.RetentionPolicy;
 import io.queuebridge.core.errors.DurableSyncUnsupportedException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException.FieldMismatch;
+import io.queuebridge.core.errors.QueueFullException;
 import io.queuebridge.core.errors.QueueMessageTooLargeException;
 import io.queuebridge.core.errors.QueueNotDurableException;
 import io.queuebridge.core.errors.QueueNotFoundException;
@@ -21,6 +22,7 @@ import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.PublishRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -279,6 +281,71 @@ class DurableStreamPublishTest {
     assertThat(store.messages(STREAM)).extracting(Message::id).doesNotHaveDuplicates();
     assertThat(manager.durableStreamCheckpoints(STREAM))
         .containsOnly(Map.entry("orders-0", "17"), Map.entry("orders-1", "5"));
+  }
+
+  @Test
+  void aPreparedBatchWritesNothingUntilPublishedIsStampedWhenPreparedAndIsWrittenOnce()
+      throws Exception {
+    createStream();
+    Instant prepared = clock.instant();
+    DurableBatch batch =
+        manager.prepareBatchDurably(
+            STREAM, List.of(request(1), request(2)), Map.of("orders-0", "2"));
+    assertThat(batch.queue()).isEqualTo(STREAM);
+    assertThat(batch.size()).isEqualTo(2);
+    assertThat(store.appends()).as("preparing writes nothing").isEmpty();
+    assertThat(store.messages(STREAM)).isEmpty();
+    assertThat(manager.durableStreamCheckpoints(STREAM)).isEmpty();
+
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(manager.publishPrepared(batch)).isZero();
+    assertThat(store.appends()).containsExactly("appendBatchAndSync:events");
+    assertThat(store.messages(STREAM))
+        .extracting(Message::createdAt)
+        .containsExactly(prepared, prepared);
+    assertThat(manager.durableStreamCheckpoints(STREAM)).containsOnly(Map.entry("orders-0", "2"));
+    assertThat(scheduler.calls()).endsWith("schedule:events");
+
+    assertThatThrownBy(() -> manager.publishPrepared(batch))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("batch of 2 messages for queue events was published before");
+    assertThat(store.messages(STREAM)).as("not appended twice").hasSize(2);
+  }
+
+  @Test
+  void aPreparedBatchIsWrittenOnlyByTheManagerThatPreparedIt() {
+    createStream();
+    DurableBatch batch = manager.prepareBatchDurably(STREAM, List.of(request(1)), Map.of());
+    QueueManager other =
+        new QueueManager(
+            store,
+            QueueManagerConfig.builder()
+                .clock(clock)
+                .protectedQueueContracts(List.of(CONTRACT))
+                .build());
+    try {
+      assertRefusedBeforeAppend(() -> other.publishPrepared(batch), IllegalArgumentException.class);
+      assertThatThrownBy(() -> other.publishPrepared(batch))
+          .hasMessageContaining("prepared by another queue manager");
+    } finally {
+      other.stop();
+    }
+  }
+
+  @Test
+  void aClassicQueuesDepthIsCheckedWhenThePreparedBatchIsWritten() throws Exception {
+    manager.createQueue(QueueConfig.durable("jobs").maxDepth(3).build());
+    DurableBatch batch =
+        manager.prepareBatchDurably("jobs", List.of(request(1), request(1)), Map.of("p", "1"));
+    manager.publishTo("jobs", request(1));
+    manager.publishTo("jobs", request(1));
+    store.clearCalls();
+    assertThatThrownBy(() -> manager.publishPrepared(batch))
+        .isInstanceOf(QueueFullException.class)
+        .hasMessageContaining("jobs");
+    assertThat(store.appends()).isEmpty();
+    assertThat(store.messages("jobs")).hasSize(2);
+    assertThat(manager.durableStreamCheckpoints("jobs")).isEmpty();
   }
 
   @Test

@@ -81,6 +81,11 @@ final class BatchCollector {
             || collected.bytes >= MAX_WAITING_BYTES);
   }
 
+  /** Whether something is collected and none of it is to be written (skipped or errant only). */
+  boolean nothingToWrite() {
+    return collected != null && collected.records == 0;
+  }
+
   /** The collected batch, which this collector forgets; null when nothing is collected. */
   Batch take() {
     Batch out = collected;

@@ -1,8 +1,12 @@
 package io.queuebridge.connect.sink;
 
+import io.queuebridge.core.DurableBatch;
 import io.queuebridge.core.QueueManager;
 import java.time.Duration;
-import java.util.Map;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -11,17 +15,26 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.connect.errors.RetriableException;
 
 /**
- * The task's writer thread: writes one {@link Batch} at a time, each queue's part with one
- * durability barrier ({@link QueueManager#publishBatchDurably}) atomically with its watermarks, so
- * batches reach the store in order. {@link #submit} returns at once; {@link #await} waits for the
- * outcome. With {@code queue.write.pipelined=true} the task collects the next puts meanwhile; with
- * {@code false} it awaits each batch in the put that submitted it.
+ * The task's two writer threads, a pipeline of up to {@link #MAX_IN_FLIGHT} batches: the preparing
+ * thread checks, stamps and encodes a {@link Batch} ({@link QueueManager#prepareBatchDurably}), the
+ * writing thread writes each queue's part with one durability barrier ({@link
+ * QueueManager#publishPrepared}) atomically with its watermarks. So the next batch is prepared
+ * while the one before is being made durable, and batches reach the store in the order submitted.
+ * Once a batch fails, the batches submitted after it are not written (their outcome says so) until
+ * {@link #await} has handed out every outcome.
+ *
+ * <p>{@link #submit} returns at once; {@link #await} waits for the oldest outcome. With {@code
+ * queue.write.pipelined=true} the task collects the next puts meanwhile; with {@code false} it
+ * awaits each batch in the put that submitted it.
  *
  * <p>{@link #submit}, {@link #await} and {@link #stop} are for the task thread only.
  */
 final class BatchWriter {
   /** How long {@link #stop} waits for a batch still being written. */
   static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+  /** Batches submitted and not yet awaited, at most: one being written, one prepared behind it. */
+  static final int MAX_IN_FLIGHT = 2;
 
   /**
    * What became of a batch: durable ({@code failure} null) or failed.
@@ -32,24 +45,37 @@ final class BatchWriter {
    * @param queue the queue that failed ({@code queue.name} if {@code failedOn} is null); null when
    *     durable
    * @param failure what failed, an interruption as a {@link RetriableException}; null when durable
+   * @param skipped whether the batch was not written at all because one before it failed
    */
-  record Outcome(Batch batch, QueueBatch failedOn, String queue, RuntimeException failure) {}
+  record Outcome(
+      Batch batch, QueueBatch failedOn, String queue, RuntimeException failure, boolean skipped) {}
+
+  /** A batch submitted: its write, and the queue's part being prepared or written. */
+  private static final class InFlight {
+    final Batch batch;
+    Future<Void> done;
+    volatile QueueBatch working;
+
+    InFlight(Batch batch) {
+      this.batch = batch;
+    }
+  }
 
   private final String queueName;
   private final QueueManager manager;
   private final SinkMetrics metrics;
+  private final ExecutorService preparer;
   private final ExecutorService executor;
 
-  /** The batch handed over and not yet awaited; null when none. */
-  private Batch inFlight;
+  /** Submitted and not yet awaited, oldest first. */
+  private final Deque<InFlight> inFlight = new ArrayDeque<>(MAX_IN_FLIGHT);
 
-  private Future<Void> done;
-
-  /** The part of {@link #inFlight} being written (read after {@link #done} completed). */
-  private volatile QueueBatch writing;
+  /** Set on the writing thread when a batch failed; cleared by {@link #await} once all are out. */
+  private volatile boolean failed;
 
   /**
-   * Starts the writer thread (a daemon) {@code queue-sink-writer-<queueName>}.
+   * Starts the writer threads (daemons) {@code queue-sink-prepare-<queueName>} and {@code
+   * queue-sink-writer-<queueName>}.
    *
    * @param queueName {@code queue.name}
    */
@@ -57,103 +83,172 @@ final class BatchWriter {
     this.queueName = queueName;
     this.manager = manager;
     this.metrics = metrics;
-    String threadName = "queue-sink-writer-" + queueName;
-    this.executor =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, threadName);
-              t.setDaemon(true);
-              return t;
-            });
+    this.preparer = daemon("queue-sink-prepare-" + queueName);
+    this.executor = daemon("queue-sink-writer-" + queueName);
+  }
+
+  private static ExecutorService daemon(String name) {
+    return Executors.newSingleThreadExecutor(
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   /** Whether a batch was handed over and not yet awaited. */
-  boolean busy() {
-    return inFlight != null;
+  boolean pending() {
+    return !inFlight.isEmpty();
   }
 
-  /** Whether a batch was handed over and is written or failed: {@link #await} does not block. */
+  /** Whether {@link #MAX_IN_FLIGHT} batches are in flight: {@link #submit} must wait for one. */
+  boolean busy() {
+    return inFlight.size() >= MAX_IN_FLIGHT;
+  }
+
+  /** Whether the oldest batch handed over is written or failed: {@link #await} does not block. */
   boolean finished() {
-    return inFlight != null && done.isDone();
+    InFlight oldest = inFlight.peekFirst();
+    return oldest != null && oldest.done.isDone();
   }
 
   /**
-   * Hands {@code batch} to the writer thread.
+   * Hands {@code batch} to the writer threads.
    *
-   * @throws IllegalStateException if a batch is still in flight (nothing changes)
+   * @throws IllegalStateException if {@link #MAX_IN_FLIGHT} batches are in flight (nothing changes)
    */
   void submit(Batch batch) {
-    if (inFlight != null) {
-      throw new IllegalStateException("a batch is still in flight");
+    if (busy()) {
+      throw new IllegalStateException(inFlight.size() + " batches are still in flight");
     }
-    writing = null;
-    done = executor.submit(() -> writeAll(batch));
-    inFlight = batch;
+    InFlight f = new InFlight(batch);
+    Future<List<DurableBatch>> prepared = preparer.submit(() -> prepareAll(f));
+    f.done = executor.submit(() -> writeAll(f, prepared));
+    inFlight.addLast(f);
   }
 
-  /** On the writer thread: every queue's part, in order; the first failure stops the rest. */
-  private Void writeAll(Batch batch) throws InterruptedException {
-    for (QueueBatch b : batch.queues.values()) {
+  /** On the preparing thread: every queue's part, in order; the first failure stops the rest. */
+  private List<DurableBatch> prepareAll(InFlight f) {
+    List<DurableBatch> out = new ArrayList<>(f.batch.queues.size());
+    if (failed) {
+      return out; // not written anyway
+    }
+    for (QueueBatch b : f.batch.queues.values()) {
       if (b.requests.isEmpty()) {
         continue; // only errant records: the watermark moves with the next batch
       }
-      writing = b;
-      Map<String, String> checkpoints = b.checkpoints();
-      long started = System.nanoTime();
-      manager.publishBatchDurably(b.config.name(), b.requests, checkpoints);
-      metrics.appended(b.requests.size(), b.bytes, b.delayed, System.nanoTime() - started);
+      f.working = b;
+      out.add(manager.prepareBatchDurably(b.config.name(), b.requests, b.checkpoints()));
     }
-    return null;
+    f.working = null;
+    return out;
   }
 
   /**
-   * Waits for the batch in flight and forgets it.
+   * On the writing thread: every queue's part, in order; the first failure stops the rest and the
+   * batches after it.
+   */
+  private Void writeAll(InFlight f, Future<List<DurableBatch>> prepared) throws Exception {
+    if (failed) {
+      throw new SkippedException();
+    }
+    try {
+      List<DurableBatch> parts;
+      try {
+        parts = prepared.get();
+      } catch (ExecutionException e) {
+        throw e.getCause() instanceof Exception cause ? cause : e;
+      }
+      int i = 0;
+      for (QueueBatch b : f.batch.queues.values()) {
+        if (b.requests.isEmpty()) {
+          continue;
+        }
+        f.working = b;
+        long started = System.nanoTime();
+        manager.publishPrepared(parts.get(i++));
+        metrics.appended(b.requests.size(), b.bytes, b.delayed, System.nanoTime() - started);
+      }
+      f.working = null;
+      return null;
+    } catch (Exception | Error e) {
+      failed = true;
+      throw e;
+    }
+  }
+
+  /** The outcome of a batch not written because one before it failed. */
+  private static final class SkippedException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    SkippedException() {
+      super("not written: a batch before it failed", null, false, false);
+    }
+  }
+
+  /**
+   * Waits for the oldest batch in flight and forgets it.
    *
    * @return its outcome; null when none is in flight
    * @throws RetriableException if interrupted; the batch stays in flight (the next call waits for
    *     it again)
-   * @throws Error what the writer thread threw as an {@link Error}; the batch is forgotten
+   * @throws Error what a writer thread threw as an {@link Error}; the batch is forgotten
    */
   Outcome await() {
-    Batch f = inFlight;
+    InFlight f = inFlight.peekFirst();
     if (f == null) {
       return null;
     }
     try {
-      done.get();
-      inFlight = null;
-      return new Outcome(f, null, null, null);
+      f.done.get();
+      inFlight.removeFirst();
+      return new Outcome(f.batch, null, null, null, false);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new RetriableException("interrupted while waiting for a durability barrier", e);
     } catch (ExecutionException e) {
-      inFlight = null;
+      inFlight.removeFirst();
+      if (inFlight.isEmpty()) {
+        failed = false; // every batch after the failure is out: the next ones are written
+      }
       Throwable cause = e.getCause();
       if (cause instanceof Error error) {
         throw error;
       }
-      QueueBatch failedOn = writing;
+      QueueBatch failedOn = f.working;
       String queue = failedOn == null ? queueName : failedOn.config.name();
+      if (cause instanceof SkippedException) {
+        return new Outcome(
+            f.batch,
+            null,
+            queue,
+            new RetriableException("not written into '" + queue + "': a batch before it failed"),
+            true);
+      }
       RuntimeException failure =
           cause instanceof RuntimeException re
               ? re
               : new RetriableException("interrupted writing into '" + queue + "'", cause);
-      return new Outcome(f, failedOn, queue, failure);
+      return new Outcome(f.batch, failedOn, queue, failure, false);
     }
   }
 
   /**
-   * Stops the writer thread, waiting up to {@link #STOP_TIMEOUT} for a batch still being written.
+   * Stops the writer threads, waiting up to {@link #STOP_TIMEOUT} for a batch still being written.
    *
-   * @return whether the thread has ended (false: a batch may still be writing into the store)
+   * @return whether the threads have ended (false: a batch may still be writing into the store)
    */
   boolean stop() {
+    preparer.shutdown();
     executor.shutdown();
     try {
-      return executor.awaitTermination(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+      return preparer.awaitTermination(STOP_TIMEOUT.toNanos(), TimeUnit.NANOSECONDS)
+          && executor.awaitTermination(
+              Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return executor.isTerminated();
+      return preparer.isTerminated() && executor.isTerminated();
     }
   }
 }

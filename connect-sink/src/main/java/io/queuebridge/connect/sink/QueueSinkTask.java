@@ -6,9 +6,11 @@ import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.errors.QueueFullException;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -217,7 +219,7 @@ public class QueueSinkTask extends SinkTask {
     if (failedWith != null) {
       throw failedWith;
     }
-    if (writer.finished()) {
+    while (writer.finished()) {
       settle();
     }
     openDeferred();
@@ -248,10 +250,12 @@ public class QueueSinkTask extends SinkTask {
       drain(); // synchronous: this put's batch is durable (or recovered from) on return
       return;
     }
-    if (writer.busy() && !collector.full()) {
-      return; // the writer is busy: keep collecting, the next hand-over takes it all
+    if (writer.busy()) {
+      if (!collector.full()) {
+        return; // the writer is busy: keep collecting, the next hand-over takes it all
+      }
+      settle(); // full: wait for the oldest batch
     }
-    settle();
     handOver();
   }
 
@@ -263,7 +267,7 @@ public class QueueSinkTask extends SinkTask {
    */
   private void recoverFromReadFailure(
       Collection<SinkRecord> records, Map<TopicPartition, Long> rewound, RuntimeException e) {
-    settle(); // nothing may be in flight when the watermarks are re-read
+    settleAll(); // nothing may be in flight when the watermarks are re-read
     watermarks.markStale();
     rewinder.rewind(collector.drop());
     Set<TopicPartition> partitions = new HashSet<>();
@@ -298,10 +302,14 @@ public class QueueSinkTask extends SinkTask {
   }
 
   /**
-   * Hands the collected batch to the writer (nothing may be in flight); with nothing to write (only
-   * skipped or errant records) it is processed at once.
+   * Hands the collected batch to the writer (which must not be {@link BatchWriter#busy}); with
+   * nothing to write (only skipped or errant records) it is processed once the batches before it
+   * are settled (their offsets come first).
    */
   private void handOver() {
+    if (collector.nothingToWrite() && writer.pending()) {
+      settleAll(); // a failure among them drops what is collected, to be fetched again
+    }
     Batch next = collector.take();
     if (next == null) {
       return;
@@ -316,14 +324,22 @@ public class QueueSinkTask extends SinkTask {
 
   /** Everything given to put so far: written, and its outcome settled. */
   private void drain() {
-    settle();
+    settleAll();
     handOver();
-    settle();
+    settleAll();
+  }
+
+  /** Waits for every batch in flight: {@link #settle} until none is left. */
+  private void settleAll() {
+    while (writer.pending()) {
+      settle();
+    }
   }
 
   /**
-   * Waits for the batch in flight. Durable: its offsets become processed. Failed: recovered by
-   * rewind and pause (retriable), or the task fails (anything else).
+   * Waits for the oldest batch in flight. Durable: its offsets become processed. Failed: recovered
+   * by rewind and pause (retriable), or the task fails (anything else); the batches after it were
+   * not written and are rewound too.
    */
   private void settle() {
     BatchWriter.Outcome outcome = writer.await();
@@ -335,6 +351,11 @@ public class QueueSinkTask extends SinkTask {
       budget.succeeded();
       return;
     }
+    // Submitted after the failed batch: not written (the writer skips them), so rewound with it.
+    List<Batch> skipped = new ArrayList<>();
+    while (writer.pending()) {
+      skipped.add(writer.await().batch());
+    }
     RuntimeException e = outcome.failure();
     if (!(e instanceof RetriableException) && SinkErrors.classify(e) != SinkErrors.Kind.RETRIABLE) {
       failedWith = fatal("cannot write into '" + outcome.queue() + "'", e);
@@ -343,6 +364,9 @@ public class QueueSinkTask extends SinkTask {
     watermarks.markStale(); // a failed barrier may still have appended
     Batch failed = outcome.batch();
     rewinder.rewind(failed.first);
+    for (Batch later : skipped) {
+      rewinder.rewind(later.first);
+    }
     // Collected after the failed batch: dropped, and fetched again after the rewind.
     rewinder.rewind(collector.drop());
     if (e instanceof QueueFullException && outcome.failedOn() != null) {

@@ -8,11 +8,16 @@ import static org.awaitility.Awaitility.await;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.message.KafkaCoordinates;
+import io.queuebridge.core.message.Message;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,12 +64,13 @@ class BatchWriterTest {
     assertThat(writer.await()).as("nothing in flight").isNull();
     Batch batch = batch(0, 5);
     writer.submit(batch);
-    assertThat(writer.busy()).isTrue();
+    assertThat(writer.pending()).isTrue();
+    assertThat(writer.busy()).as("room for one more").isFalse();
     BatchWriter.Outcome outcome = writer.await();
     assertThat(outcome.batch()).isSameAs(batch);
     assertThat(outcome.failure()).isNull();
     assertThat(outcome.failedOn()).isNull();
-    assertThat(writer.busy()).isFalse();
+    assertThat(writer.pending()).isFalse();
     assertThat(fixture.queues().tail("s")).isEqualTo(5);
     assertThat(fixture.manager().durableStreamCheckpoints("s"))
         .containsEntry(KafkaCoordinates.checkpointKey("in", 0), "5");
@@ -77,14 +83,66 @@ class BatchWriterTest {
     open("flaky");
     FlakyStoreProvider.hold = new CountDownLatch(1);
     writer.submit(batch(0, 3));
+    writer.submit(batch(3, 5)); // prepared while the first is held
     assertThat(writer.busy()).isTrue();
     assertThat(writer.finished()).as("the writer is held").isFalse();
-    assertThatThrownBy(() -> writer.submit(batch(3, 4))).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> writer.submit(batch(5, 6)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("2 batches are still in flight");
 
     FlakyStoreProvider.hold.countDown();
     await().atMost(Duration.ofSeconds(10)).until(writer::finished);
     assertThat(writer.await().failure()).isNull();
-    assertThat(FlakyStoreProvider.BATCHES).hasValue(1);
+    assertThat(writer.await().failure()).isNull();
+    assertThat(FlakyStoreProvider.BATCHES).hasValue(2);
+    assertThat(fixture.queues().tail("s")).isEqualTo(5);
+    assertThat(fixture.manager().durableStreamCheckpoints("s"))
+        .containsEntry(KafkaCoordinates.checkpointKey("in", 0), "5");
+  }
+
+  @Test
+  void twoBatchesInFlightReachTheStoreInTheOrderSubmitted() {
+    open("file");
+    Batch first = batch(0, 4);
+    Batch second = batch(4, 7);
+    writer.submit(first);
+    writer.submit(second);
+    assertThat(writer.await().batch()).isSameAs(first);
+    assertThat(writer.await().batch()).isSameAs(second);
+    List<String> keys = new ArrayList<>();
+    for (Message m : fixture.queues().readBatch("s", 0, 100)) {
+      keys.add(new String(m.key(), StandardCharsets.UTF_8));
+    }
+    assertThat(keys).containsExactly("k0", "k1", "k2", "k3", "k4", "k5", "k6");
+  }
+
+  @Test
+  void aBatchBehindAFailedOneIsNotWrittenAndTheWriterGoesOnOnceBothAreAwaited() {
+    open("flaky");
+    FlakyStoreProvider.hold = new CountDownLatch(1);
+    FlakyStoreProvider.FAIL_BEFORE_APPEND.set(1);
+    Batch failing = batch(0, 3);
+    Batch behind = batch(3, 5);
+    writer.submit(failing);
+    writer.submit(behind);
+    FlakyStoreProvider.hold.countDown();
+
+    BatchWriter.Outcome first = writer.await();
+    assertThat(first.batch()).isSameAs(failing);
+    assertThat(first.failure()).isInstanceOf(QueueStoreException.class);
+    assertThat(first.skipped()).isFalse();
+    BatchWriter.Outcome second = writer.await();
+    assertThat(second.batch()).isSameAs(behind);
+    assertThat(second.skipped()).isTrue();
+    assertThat(second.failure())
+        .isInstanceOf(RetriableException.class)
+        .hasMessageContaining("a batch before it failed");
+    assertThat(fixture.queues().tail("s")).as("neither batch written").isZero();
+    assertThat(FlakyStoreProvider.BATCHES).as("the second never reached the store").hasValue(0);
+
+    writer.submit(batch(0, 2)); // the writer goes on once every outcome is out
+    assertThat(writer.await().failure()).isNull();
+    assertThat(fixture.queues().tail("s")).isEqualTo(2);
   }
 
   @Test
@@ -98,7 +156,7 @@ class BatchWriterTest {
     assertThat(outcome.failure()).isInstanceOf(QueueStoreException.class);
     assertThat(outcome.failedOn()).isSameAs(batch.queues.get("s"));
     assertThat(outcome.queue()).isEqualTo("s");
-    assertThat(writer.busy()).isFalse();
+    assertThat(writer.pending()).isFalse();
 
     writer.submit(batch(4, 6)); // the writer goes on after a failure
     assertThat(writer.await().failure()).isNull();

@@ -3,6 +3,7 @@ package io.queuebridge.connect.sink;
 import io.queuebridge.core.errors.QueueStoreException;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.PreparedBatch;
 import io.queuebridge.core.store.QueueStoreProvider;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -14,12 +15,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A test store named {@code flaky}: the {@code file} store at {@code path}, except that the next
- * {@link #FAIL_AFTER_APPEND} calls of {@code appendBatchAndSync} append and then report a failed
- * durability barrier — the case where a retry must not duplicate the batch —, the next {@link
- * #FAIL_BEFORE_APPEND} calls fail without writing (an unreachable database), and the next {@link
- * #FAIL_GET_QUEUE} calls of {@code getQueue} and the next {@link #FAIL_CHECKPOINTS} calls of {@code
- * checkpoints} fail (reads on the task thread); {@link #hold} and {@link #holdWriterGetQueue} make
- * the writer thread wait.
+ * {@link #FAIL_AFTER_APPEND} calls of {@code appendBatchAndSync} (or {@code appendPreparedAndSync})
+ * append and then report a failed durability barrier — the case where a retry must not duplicate
+ * the batch —, the next {@link #FAIL_BEFORE_APPEND} calls fail without writing (an unreachable
+ * database), and the next {@link #FAIL_GET_QUEUE} calls of {@code getQueue} and the next {@link
+ * #FAIL_CHECKPOINTS} calls of {@code checkpoints} fail (reads on the task thread); {@link #hold}
+ * and {@link #holdWriterGetQueue} make the writer thread wait.
  */
 public final class FlakyStoreProvider implements QueueStoreProvider {
   /** How many of the next durable batch appends fail after writing. */
@@ -41,8 +42,8 @@ public final class FlakyStoreProvider implements QueueStoreProvider {
   public static volatile CountDownLatch hold;
 
   /**
-   * While set and not counted down, {@code getQueue} calls on a sink's writer thread (the manager
-   * reading the target's configuration for a batch) wait for it: a test changes the queue
+   * While set and not counted down, {@code getQueue} calls on a sink's preparing thread (the
+   * manager reading the target's configuration for a batch) wait for it: a test changes the queue
    * meanwhile.
    */
   public static volatile CountDownLatch holdWriterGetQueue;
@@ -75,30 +76,37 @@ public final class FlakyStoreProvider implements QueueStoreProvider {
                 DurableQueueStore.class.getClassLoader(),
                 new Class<?>[] {DurableQueueStore.class},
                 (proxy, method, args) -> {
-                  boolean batch = method.getName().equals("appendBatchAndSync");
+                  // appendPreparedAndSync: the default of DurableQueueStore would call the real
+                  // store's appendBatchAndSync, past this handler; so it is a batch append here
+                  boolean batch =
+                      method.getName().equals("appendBatchAndSync")
+                          || method.getName().equals("appendPreparedAndSync");
+                  String queue =
+                      args != null && args.length > 0 && args[0] instanceof PreparedBatch p
+                          ? p.queue()
+                          : args != null && args.length > 0 && args[0] instanceof String q
+                              ? q
+                              : null;
                   CountDownLatch h = hold;
                   if (batch && h != null) {
                     h.await();
                   }
                   if (batch && FAIL_BEFORE_APPEND.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                    throw new QueueStoreException(
-                        (String) args[0], "injected: the store is unreachable");
+                    throw new QueueStoreException(queue, "injected: the store is unreachable");
                   }
                   CountDownLatch writerRead = holdWriterGetQueue;
                   if (writerRead != null
                       && method.getName().equals("getQueue")
-                      && Thread.currentThread().getName().startsWith("queue-sink-writer-")) {
+                      && Thread.currentThread().getName().startsWith("queue-sink-prepare-")) {
                     writerRead.await();
                   }
                   if (method.getName().equals("getQueue")
                       && FAIL_GET_QUEUE.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                    throw new QueueStoreException(
-                        (String) args[0], "injected: reading the queue failed");
+                    throw new QueueStoreException(queue, "injected: reading the queue failed");
                   }
                   if (method.getName().equals("checkpoints")
                       && FAIL_CHECKPOINTS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-                    throw new QueueStoreException(
-                        (String) args[0], "injected: reading the watermarks failed");
+                    throw new QueueStoreException(queue, "injected: reading the watermarks failed");
                   }
                   Object result;
                   try {
@@ -111,7 +119,7 @@ public final class FlakyStoreProvider implements QueueStoreProvider {
                   }
                   if (batch && FAIL_AFTER_APPEND.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                     throw new QueueStoreException(
-                        (String) args[0], "injected: durability barrier failed after the append");
+                        queue, "injected: durability barrier failed after the append");
                   }
                   return result;
                 });

@@ -166,20 +166,21 @@ class QueueSinkTaskTest {
   }
 
   @Test
-  void putsWhileTheWriterIsBusyAreCollectedIntoOneBatchAndReportedOnlyOnceDurable() {
+  void putsWhileTwoBatchesAreInFlightAreCollectedIntoOneBatchAndReportedOnlyOnceDurable() {
     FakeContext context = new FakeContext(TP0);
     QueueSinkTask task = opened(context, "flaky");
     FlakyStoreProvider.hold = new CountDownLatch(1);
     task.put(records(TP0, 0, 5)); // handed to the writer, which waits before appending
-    task.put(records(TP0, 5, 9)); // the writer is busy: collected, put returns
+    task.put(records(TP0, 5, 7)); // handed over too: prepared behind the first
+    task.put(records(TP0, 7, 9)); // two in flight: collected, put returns
     task.put(records(TP0, 9, 12));
     assertThat(FlakyStoreProvider.BATCHES).as("the writer is still held").hasValue(0);
 
     FlakyStoreProvider.hold.countDown();
     assertThat(durable(task, TP0)).containsExactly(Map.entry(TP0, new OffsetAndMetadata(12)));
     assertThat(FlakyStoreProvider.BATCHES)
-        .as("one barrier for the first put, one for the two collected meanwhile")
-        .hasValue(2);
+        .as("one barrier for each put handed over, one for the two collected meanwhile")
+        .hasValue(3);
     task.stop();
     tasks.remove(task);
     assertThat(coordinates(stream())).hasSize(12);
@@ -229,6 +230,35 @@ class QueueSinkTaskTest {
     task.stop();
     tasks.remove(task);
     assertThat(coordinates(stream())).hasSize(15); // 5..9 were appended once, then skipped
+  }
+
+  @Test
+  void aBatchInFlightBehindAFailedOneIsRewoundWithItAndWrittenOnceAfterTheBackoff() {
+    FakeContext context = new FakeContext(TP0, TP1);
+    QueueSinkTask task = opened(context, "flaky");
+    FlakyStoreProvider.hold = new CountDownLatch(1);
+    FlakyStoreProvider.FAIL_BEFORE_APPEND.set(1);
+    task.put(records(TP0, 0, 5)); // handed over; its append fails once the writer is released
+    task.put(records(TP1, 0, 4)); // handed over behind it, prepared meanwhile
+    FlakyStoreProvider.hold.countDown();
+
+    assertThat(durable(task, TP0, TP1)).as("neither is durable").isEmpty();
+    assertThat(FlakyStoreProvider.BATCHES).as("the second never reached the store").hasValue(0);
+    assertThat(context.paused).containsExactlyInAnyOrder(TP0, TP1);
+    task.put(List.of());
+    assertThat(context.rewinds).containsExactlyInAnyOrderEntriesOf(Map.of(TP0, 0L, TP1, 0L));
+
+    clock.advance(Duration.ofMillis(QueueSinkConfig.RETRY_BACKOFF_MS_DEFAULT));
+    task.put(List.of());
+    assertThat(context.paused).isEmpty();
+    task.put(records(TP0, 0, 5)); // fetched again from the rewound positions
+    task.put(records(TP1, 0, 4));
+    assertThat(durable(task, TP0, TP1))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(TP0, new OffsetAndMetadata(5), TP1, new OffsetAndMetadata(4)));
+    task.stop();
+    tasks.remove(task);
+    assertThat(coordinates(stream())).hasSize(9);
   }
 
   @Test

@@ -70,6 +70,33 @@ public interface DurableQueueStore extends QueueStore {
       throws InterruptedException;
 
   /**
+   * Does, ahead of {@link #appendPreparedAndSync}, the work of an append that needs no stored state
+   * (encoding the messages, say), so that a writer can prepare one batch while its previous one is
+   * being made durable. Reads and changes nothing stored; the queue need not exist yet. This
+   * default prepares nothing.
+   *
+   * @throws IllegalArgumentException if {@code messages} is empty
+   * @throws NullPointerException if {@code queue}, {@code messages} or an element is null
+   */
+  default PreparedBatch prepareBatch(String queue, List<Message> messages) {
+    return PreparedBatch.of(queue, messages);
+  }
+
+  /**
+   * {@link #appendBatchAndSync} of a prepared batch ({@link #prepareBatch}): the same append, the
+   * same barrier, the same checkpoints. A batch prepared by another store, or not prepared at all,
+   * is appended like any other. This default calls {@link #appendBatchAndSync}.
+   *
+   * @throws InterruptedException if interrupted before the append started (nothing written)
+   * @throws QueueNotFoundException if there is no such queue
+   * @throws QueueStoreException if the append or the barrier failed (do not acknowledge)
+   */
+  default long appendPreparedAndSync(PreparedBatch batch, Map<String, String> checkpoints)
+      throws InterruptedException {
+    return appendBatchAndSync(batch.queue(), batch.messages(), checkpoints);
+  }
+
+  /**
    * The queue's checkpoint map as of the last successful {@link #appendBatchAndSync}; empty when
    * none was written. Returns a copy.
    *

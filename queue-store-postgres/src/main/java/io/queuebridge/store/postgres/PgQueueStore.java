@@ -11,6 +11,7 @@ import io.queuebridge.core.errors.StoreCorruptedException;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.AppendResult;
 import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.PreparedBatch;
 import io.queuebridge.core.store.support.QueueConfigCodec;
 import io.queuebridge.core.store.support.StoreChecks;
 import io.queuebridge.core.topic.TopicIndex;
@@ -299,24 +300,52 @@ final class PgQueueStore implements DurableQueueStore {
     return appendNow(queue, batch, merged, true);
   }
 
+  /**
+   * Encodes the messages and packs them into rows ({@link Rows}) on the caller's thread: the
+   * client's whole share of an append, done while a writer's previous batch is being committed.
+   */
+  @Override
+  public PreparedBatch prepareBatch(String queue, List<Message> messages) {
+    return new Encoded(this, queue, messages);
+  }
+
+  @Override
+  public long appendPreparedAndSync(PreparedBatch batch, Map<String, String> checkpoints)
+      throws InterruptedException {
+    Objects.requireNonNull(batch, "batch");
+    Map<String, String> merged = StoreChecks.checkCheckpoints(checkpoints);
+    StoreChecks.checkNotInterrupted(batch.queue());
+    Rows rows = batch instanceof Encoded e && e.store == this ? e.rows : Rows.of(batch.messages());
+    return appendNow(batch.queue(), rows, merged, true);
+  }
+
+  /** A batch whose rows this store packed ahead of the write. */
+  private static final class Encoded extends PreparedBatch {
+    final PgQueueStore store;
+    final Rows rows;
+
+    Encoded(PgQueueStore store, String queue, List<Message> messages) {
+      super(queue, messages);
+      this.store = store;
+      this.rows = Rows.of(messages());
+    }
+  }
+
   private long appendNow(
       String queue, List<Message> messages, Map<String, String> checkpoints, boolean sync) {
     Objects.requireNonNull(queue, "queue");
-    int n = messages.size();
-    byte[][] bodies = new byte[n][];
-    long bytes = 0;
-    for (int i = 0; i < n; i++) {
-      bodies[i] = MessageCodec.encode(messages.get(i));
-      bytes += bodies[i].length;
-    }
-    long total = bytes;
+    return appendNow(queue, Rows.of(messages), checkpoints, sync);
+  }
+
+  private long appendNow(String queue, Rows rows, Map<String, String> checkpoints, boolean sync) {
+    Objects.requireNonNull(queue, "queue");
     boolean own = sync || !db.inBoundTransaction();
     long first =
         db.query(
             queue,
             sync ? Db.Mode.WRITE_OWN : Db.Mode.WRITE,
             appendSql(),
-            p -> bindAppend(p, queue, messages, bodies, total, checkpoints),
+            p -> bindAppend(p, queue, rows, checkpoints),
             rs -> appended(queue, rs));
     if (own) {
       listener.wake(queue);
@@ -338,7 +367,7 @@ final class PgQueueStore implements DurableQueueStore {
     Objects.requireNonNull(queue, "queue");
     String id = StoreChecks.checkDeduplicationId(queue, message);
     Objects.requireNonNull(windowStart, "windowStart");
-    byte[] body = MessageCodec.encode(message);
+    Rows rows = Rows.of(List.of(message));
     Instant created = message.createdAt() == null ? windowStart : message.createdAt();
     AppendResult result =
         db.writeOwn(
@@ -399,8 +428,7 @@ final class PgQueueStore implements DurableQueueStore {
                   }
                 }
               }
-              long offset =
-                  appendRows(c, queue, List.of(message), new byte[][] {body}, body.length);
+              long offset = appendRows(c, queue, rows);
               long qid = queueId;
               Db.update(
                   c,
@@ -483,46 +511,68 @@ final class PgQueueStore implements DurableQueueStore {
         + " SELECT r.id, r.first, pg_notify(?, ?) FROM r";
   }
 
-  private void bindAppend(
-      Db.Params p,
-      String queue,
-      List<Message> messages,
-      byte[][] bodies,
+  /**
+   * A batch encoded and packed into the rows of {@code messages} (schema version 5, {@link #runs}):
+   * the columns of {@link #appendSql}, one element per row, offsets and byte positions relative to
+   * the batch.
+   *
+   * @param messages the number of messages
+   * @param bytes the encoded bytes of all of them
+   */
+  private record Rows(
+      int messages,
       long bytes,
-      Map<String, String> checkpoints)
-      throws SQLException {
-    int n = messages.size();
-    List<int[]> ranges = runs(bodies);
-    int rows = ranges.size();
-    Integer[] first = new Integer[rows];
-    Integer[] lengths = new Integer[rows];
-    Long[] createdS = new Long[rows];
-    Integer[] createdN = new Integer[rows];
-    Integer[] sizes = new Integer[rows];
-    Long[] before = new Long[rows];
-    byte[][] rowBodies = new byte[rows][];
-    long running = 0;
-    for (int r = 0; r < rows; r++) {
-      int from = ranges.get(r)[0];
-      int to = ranges.get(r)[1];
-      Instant latest = null;
-      int size = 0;
-      for (int i = from; i < to; i++) {
-        Instant t = messages.get(i).createdAt();
-        if (t != null && (latest == null || t.isAfter(latest))) {
-          latest = t;
-        }
-        size += bodies[i].length;
+      Integer[] first,
+      Integer[] lengths,
+      Long[] createdS,
+      Integer[] createdN,
+      Integer[] sizes,
+      Long[] before,
+      byte[][] bodies) {
+
+    static Rows of(List<Message> messages) {
+      int n = messages.size();
+      byte[][] encoded = new byte[n][];
+      for (int i = 0; i < n; i++) {
+        encoded[i] = MessageCodec.encode(messages.get(i));
       }
-      first[r] = from;
-      lengths[r] = to - from;
-      createdS[r] = latest == null ? null : latest.getEpochSecond();
-      createdN[r] = latest == null ? null : latest.getNano();
-      sizes[r] = size;
-      before[r] = running;
-      running += size;
-      rowBodies[r] = MessageCodec.row(bodies, from, to);
+      List<int[]> ranges = runs(encoded);
+      int rows = ranges.size();
+      Integer[] first = new Integer[rows];
+      Integer[] lengths = new Integer[rows];
+      Long[] createdS = new Long[rows];
+      Integer[] createdN = new Integer[rows];
+      Integer[] sizes = new Integer[rows];
+      Long[] before = new Long[rows];
+      byte[][] bodies = new byte[rows][];
+      long running = 0;
+      for (int r = 0; r < rows; r++) {
+        int from = ranges.get(r)[0];
+        int to = ranges.get(r)[1];
+        Instant latest = null;
+        int size = 0;
+        for (int i = from; i < to; i++) {
+          Instant t = messages.get(i).createdAt();
+          if (t != null && (latest == null || t.isAfter(latest))) {
+            latest = t;
+          }
+          size += encoded[i].length;
+        }
+        first[r] = from;
+        lengths[r] = to - from;
+        createdS[r] = latest == null ? null : latest.getEpochSecond();
+        createdN[r] = latest == null ? null : latest.getNano();
+        sizes[r] = size;
+        before[r] = running;
+        running += size;
+        bodies[r] = MessageCodec.row(encoded, from, to);
+      }
+      return new Rows(n, running, first, lengths, createdS, createdN, sizes, before, bodies);
     }
+  }
+
+  private void bindAppend(Db.Params p, String queue, Rows rows, Map<String, String> checkpoints)
+      throws SQLException {
     String[] keys = new String[checkpoints.size()];
     String[] values = new String[keys.length];
     int k = 0;
@@ -530,10 +580,13 @@ final class PgQueueStore implements DurableQueueStore {
       keys[k] = e.getKey();
       values[k++] = e.getValue();
     }
+    long n = rows.messages();
+    long bytes = rows.bytes();
     p.setLong(1, n).setLong(2, bytes).setString(3, queue).setLong(4, n).setLong(5, bytes);
-    p.setArray(6, "int4", first).setArray(7, "int4", lengths);
-    p.setArray(8, "bigint", createdS).setArray(9, "int4", createdN).setArray(10, "int4", sizes);
-    p.setArray(11, "bigint", before).setArray(12, "bytea", rowBodies);
+    p.setArray(6, "int4", rows.first()).setArray(7, "int4", rows.lengths());
+    p.setArray(8, "bigint", rows.createdS()).setArray(9, "int4", rows.createdN());
+    p.setArray(10, "int4", rows.sizes()).setArray(11, "bigint", rows.before());
+    p.setArray(12, "bytea", rows.bodies());
     p.setArray(13, "text", keys).setArray(14, "text", values);
     p.setString(15, db.config().channel()).setString(16, queue);
   }
@@ -570,11 +623,9 @@ final class PgQueueStore implements DurableQueueStore {
   }
 
   /** {@link #appendSql} inside a transaction of the caller's (a deduplicated append). */
-  private long appendRows(
-      Connection c, String queue, List<Message> messages, byte[][] bodies, long bytes)
-      throws SQLException {
+  private long appendRows(Connection c, String queue, Rows rows) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(appendSql())) {
-      bindAppend(new Db.Params(ps, 0), queue, messages, bodies, bytes, Map.of());
+      bindAppend(new Db.Params(ps, 0), queue, rows, Map.of());
       try (ResultSet rs = ps.executeQuery()) {
         return appended(queue, rs);
       }

@@ -36,6 +36,7 @@ import io.queuebridge.core.store.ConsumerInfo;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
+import io.queuebridge.core.store.PreparedBatch;
 import io.queuebridge.core.store.Storage;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -1135,6 +1136,37 @@ public abstract class StoreContractTest {
     assertThat(queues().checkpoints("q"))
         .containsExactlyInAnyOrderEntriesOf(Map.of("t-0", "5", "t-1", "10", "t-2", "1"));
     assertThat(queues().checkpoints("other")).isEmpty();
+  }
+
+  @Test
+  void aPreparedBatchStoresNothingUntilAppendedAndThenIsAppendBatchAndSync()
+      throws InterruptedException {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().append("q", message("v0"));
+    PreparedBatch prepared = queues().prepareBatch("q", List.of(message("v1"), message("v2")));
+    PreparedBatch later = queues().prepareBatch("q", List.of(message("v3")));
+    PreparedBatch plain = PreparedBatch.of("q", List.of(message("v4")));
+    assertThat(prepared.queue()).isEqualTo("q");
+    assertThat(prepared.messages()).extracting(StoreContractTest::utf8).containsExactly("v1", "v2");
+    assertThat(queues().tail("q")).as("preparing stores nothing").isEqualTo(1);
+    assertThat(queues().checkpoints("q")).isEmpty();
+
+    assertThat(queues().appendPreparedAndSync(prepared, Map.of("t-0", "2"))).isEqualTo(1);
+    assertThat(queues().appendPreparedAndSync(later, Map.of("t-0", "3"))).isEqualTo(3);
+    assertThat(queues().appendPreparedAndSync(plain, Map.of())).as("not prepared").isEqualTo(4);
+    assertThat(queues().readBatch("q", 0, 10))
+        .extracting(StoreContractTest::utf8)
+        .containsExactly("v0", "v1", "v2", "v3", "v4");
+    assertThat(queues().checkpoints("q")).containsExactlyEntriesOf(Map.of("t-0", "3"));
+    assertThatThrownBy(
+            () ->
+                queues()
+                    .appendPreparedAndSync(
+                        queues().prepareBatch("nope", List.of(message("x"))), Map.of()))
+        .as("a queue that does not exist is found out when appending")
+        .isInstanceOf(QueueNotFoundException.class);
+    assertThatThrownBy(() -> queues().prepareBatch("q", List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
