@@ -45,16 +45,20 @@ class DurableStreamPublishTest {
   private final MutableClock clock = MutableClock.at("2026-03-01T12:00:00Z");
   private final RecordingStore store = new RecordingStore().durableSync(true);
   private final RecordingScheduler scheduler = new RecordingScheduler();
-  private final QueueManager manager =
-      new QueueManager(
-          store,
-          QueueManagerConfig.builder()
-              .clock(clock)
-              .protectedQueueContracts(List.of(CONTRACT))
-              .build());
+  private final QueueManager manager = newManager();
 
   {
     manager.deliveryScheduler(scheduler);
+  }
+
+  /** A manager on {@link #store} with the contract and the clock. */
+  private QueueManager newManager() {
+    return new QueueManager(
+        store,
+        QueueManagerConfig.builder()
+            .clock(clock)
+            .protectedQueueContracts(List.of(CONTRACT))
+            .build());
   }
 
   @AfterEach
@@ -316,13 +320,7 @@ class DurableStreamPublishTest {
   void aPreparedBatchIsWrittenOnlyByTheManagerThatPreparedIt() {
     createStream();
     DurableBatch batch = manager.prepareBatchDurably(STREAM, List.of(request(1)), Map.of());
-    QueueManager other =
-        new QueueManager(
-            store,
-            QueueManagerConfig.builder()
-                .clock(clock)
-                .protectedQueueContracts(List.of(CONTRACT))
-                .build());
+    QueueManager other = newManager();
     try {
       assertRefusedBeforeAppend(() -> other.publishPrepared(batch), IllegalArgumentException.class);
       assertThatThrownBy(() -> other.publishPrepared(batch))

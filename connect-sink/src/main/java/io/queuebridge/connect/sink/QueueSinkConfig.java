@@ -142,9 +142,11 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
   public static final String WRITE_PIPELINED_CONFIG = "queue.write.pipelined";
   public static final boolean WRITE_PIPELINED_DEFAULT = true;
   private static final String WRITE_PIPELINED_DOC =
-      "true: put() hands its batch to a writer thread and returns, so Connect fetches the next"
-          + " records while the batch is appended and fsync'ed; records put while the writer is"
-          + " busy are written together with one barrier; offsets are committed only once"
+      "true: put() hands its batch to the task's writer threads and returns, so Connect"
+          + " fetches the next records while the batch is appended and fsync'ed; up to two"
+          + " batches are in flight, the second checked, stamped and encoded while the first is"
+          + " made durable, and they reach the store in order; records put while both are in"
+          + " flight are written together with one barrier; offsets are committed only once"
           + " durable. false: put() returns only after its own batch is durable (one barrier per"
           + " put). Exactly once either way.";
 
