@@ -4,6 +4,7 @@ import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.PreparedBatch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -100,6 +101,17 @@ final class PgReadOnlyQueueStore implements DurableQueueStore {
   public long appendBatchAndSync(
       String queue, List<Message> messages, Map<String, String> checkpoints) {
     throw refused("appendBatchAndSync", queue);
+  }
+
+  /** Refused as the append it prepares for would be. */
+  @Override
+  public PreparedBatch prepareBatch(String queue, List<Message> messages) {
+    throw refused("prepareBatch", queue);
+  }
+
+  @Override
+  public long appendPreparedAndSync(PreparedBatch batch, Map<String, String> checkpoints) {
+    throw refused("appendPreparedAndSync", batch.queue());
   }
 
   @Override

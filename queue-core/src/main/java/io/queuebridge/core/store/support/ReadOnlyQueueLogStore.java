@@ -4,6 +4,7 @@ import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
+import io.queuebridge.core.store.PreparedBatch;
 import io.queuebridge.core.store.Storage;
 import java.time.Duration;
 import java.time.Instant;
@@ -108,6 +109,17 @@ public abstract class ReadOnlyQueueLogStore implements DurableQueueStore {
   public final long appendBatchAndSync(
       String queue, List<Message> messages, Map<String, String> checkpoints) {
     throw refused("appendBatchAndSync to queue '" + queue + "'");
+  }
+
+  /** Refused as the append it prepares for would be. */
+  @Override
+  public final PreparedBatch prepareBatch(String queue, List<Message> messages) {
+    throw refused("prepareBatch for queue '" + queue + "'");
+  }
+
+  @Override
+  public final long appendPreparedAndSync(PreparedBatch batch, Map<String, String> checkpoints) {
+    throw refused("appendPreparedAndSync to queue '" + batch.queue() + "'");
   }
 
   @Override
