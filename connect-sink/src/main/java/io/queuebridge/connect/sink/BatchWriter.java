@@ -130,9 +130,6 @@ final class BatchWriter {
   /** On the preparing thread: every queue's part, in order; the first failure stops the rest. */
   private List<DurableBatch> prepareAll(InFlight f) {
     List<DurableBatch> out = new ArrayList<>(f.batch.queues.size());
-    if (failed) {
-      return out; // not written anyway
-    }
     for (QueueBatch b : f.batch.queues.values()) {
       if (b.requests.isEmpty()) {
         continue; // only errant records: the watermark moves with the next batch
@@ -157,6 +154,9 @@ final class BatchWriter {
       try {
         parts = prepared.get();
       } catch (ExecutionException e) {
+        if (e.getCause() instanceof Error error) {
+          throw error; // as if thrown here: await hands it on
+        }
         throw e.getCause() instanceof Exception cause ? cause : e;
       }
       int i = 0;

@@ -6,14 +6,11 @@ import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.file.BenchDirs;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -64,7 +61,7 @@ public class DedupPublishBenchmark {
   @Setup(Level.Iteration)
   public void setUp() throws Exception {
     if (store.equals("file")) {
-      dir = Files.createTempDirectory("dedup-bench");
+      dir = BenchDirs.fresh("dedup");
       storage = QueueStores.file(dir);
     } else {
       storage = QueueStores.memory();
@@ -90,18 +87,8 @@ public class DedupPublishBenchmark {
     manager.stop();
     storage.close();
     if (dir != null) {
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(DedupPublishBenchmark::delete);
-      }
+      BenchDirs.delete(dir);
       dir = null;
-    }
-  }
-
-  private static void delete(Path p) {
-    try {
-      Files.delete(p);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 

@@ -333,7 +333,6 @@ final class PgQueueStore implements DurableQueueStore {
 
   private long appendNow(
       String queue, List<Message> messages, Map<String, String> checkpoints, boolean sync) {
-    Objects.requireNonNull(queue, "queue");
     return appendNow(queue, Rows.of(messages), checkpoints, sync);
   }
 

@@ -9,10 +9,10 @@ import java.nio.file.Path;
  * working directory (the module directory under {@code exec:exec}). Never {@code /tmp}, which may
  * be a tmpfs where fsync costs nothing.
  */
-final class BenchDirs {
+public final class BenchDirs {
   private BenchDirs() {}
 
-  static Path fresh(String name) throws IOException {
+  public static Path fresh(String name) throws IOException {
     Path base = Path.of(System.getProperty("bench.dir", "target/bench-tmp")).toAbsolutePath();
     Files.createDirectories(base);
     Path dir = base.resolve(name + "-" + System.nanoTime());
@@ -20,7 +20,7 @@ final class BenchDirs {
     return dir;
   }
 
-  static void delete(Path dir) throws IOException {
+  public static void delete(Path dir) throws IOException {
     FileStorage.deleteRecursively(dir);
   }
 }
