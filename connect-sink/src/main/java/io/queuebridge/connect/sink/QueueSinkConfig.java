@@ -1,11 +1,11 @@
 package io.queuebridge.connect.sink;
 
 import io.queuebridge.connect.common.ConfigValidators;
+import io.queuebridge.connect.common.HeaderNames;
 import io.queuebridge.connect.common.QueueConnectorConfig;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.config.RetentionPolicy;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -131,9 +131,6 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
           + " queue's maxDelay or messageTtl is errant. Otherwise as queue.delay.header; a record"
           + " carrying both headers is errant. Must name another header than queue.delay.header.";
 
-  /** The longest header name the delay keys accept, in UTF-8 bytes. */
-  public static final int MAX_HEADER_NAME_BYTES = 255;
-
   private static final String RETRY_BACKOFF_MS_DOC =
       "After a transient store error or a queue refusing a batch as full, how long the task keeps"
           + " its partitions paused before it resumes them (rewound to the records not yet"
@@ -176,24 +173,9 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
   static Map<String, String> crossKeyErrors(Map<String, String> props) {
     Map<String, String> out = new LinkedHashMap<>();
     for (String key : List.of(DELAY_HEADER_CONFIG, DELIVER_AT_HEADER_CONFIG)) {
-      String raw = props.get(key);
-      if (raw == null || raw.isEmpty()) {
-        continue;
-      }
-      String problem = HeaderName.problem(raw);
-      if (problem == null && raw.isBlank()) {
-        problem = "is blank";
-      }
-      if (problem != null) {
-        out.put(
-            key,
-            key
-                + " = '"
-                + ConfigValidators.shown(raw)
-                + "' "
-                + problem
-                + "; expected "
-                + HeaderName.EXPECTED);
+      String error = HeaderNames.rawError(key, props.get(key));
+      if (error != null) {
+        out.put(key, error);
       }
     }
     String delay = props.get(DELAY_HEADER_CONFIG);
@@ -351,7 +333,7 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
         DELAY_HEADER_CONFIG,
         Type.STRING,
         "",
-        new HeaderName(),
+        HeaderNames.validator(),
         Importance.MEDIUM,
         DELAY_HEADER_DOC,
         MAPPING_GROUP,
@@ -362,7 +344,7 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
         DELIVER_AT_HEADER_CONFIG,
         Type.STRING,
         "",
-        new HeaderName(),
+        HeaderNames.validator(),
         Importance.LOW,
         DELIVER_AT_HEADER_DOC,
         MAPPING_GROUP,
@@ -457,59 +439,6 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
 
   public boolean pipelinedWrites() {
     return getBoolean(WRITE_PIPELINED_CONFIG);
-  }
-
-  /**
-   * A record header name, or empty for none: no control character (a NUL, a line break) and no
-   * unpaired surrogate (Kafka sends header names as UTF-8, where such a name cannot arrive), at
-   * most {@link #MAX_HEADER_NAME_BYTES} bytes in UTF-8. Connect trims the value first ({@link
-   * #crossKeyErrors} looks at the value as given).
-   */
-  static final class HeaderName implements ConfigDef.Validator {
-    static final String EXPECTED =
-        "a record header name: no control characters or unpaired surrogates, at most "
-            + MAX_HEADER_NAME_BYTES
-            + " bytes in UTF-8 (or empty for none)";
-
-    @Override
-    public void ensureValid(String name, Object value) {
-      String header = (String) value;
-      if (header == null || header.isEmpty()) {
-        return;
-      }
-      String problem = problem(header);
-      if (problem != null) {
-        throw new ConfigException(
-            name, ConfigValidators.shown(header), problem + "; expected " + EXPECTED);
-      }
-    }
-
-    /** What is wrong with {@code header} as a header name ("has ..."), or null. */
-    static String problem(String header) {
-      for (int i = 0; i < header.length(); i++) {
-        char c = header.charAt(i);
-        if (Character.isISOControl(c)) {
-          return "has a control character at index " + i;
-        }
-        if (Character.isHighSurrogate(c)
-            && i + 1 < header.length()
-            && Character.isLowSurrogate(header.charAt(i + 1))) {
-          i++;
-        } else if (Character.isSurrogate(c)) {
-          return "has an unpaired surrogate at index " + i;
-        }
-      }
-      int bytes = header.getBytes(StandardCharsets.UTF_8).length;
-      return bytes > MAX_HEADER_NAME_BYTES ? "has " + bytes + " bytes in UTF-8" : null;
-    }
-
-    @Override
-    public String toString() {
-      return "a record header name, or empty for none: no control characters or unpaired"
-          + " surrogates, at most "
-          + MAX_HEADER_NAME_BYTES
-          + " bytes in UTF-8";
-    }
   }
 
   /** Prints the configuration reference (reStructuredText) for the docs. */

@@ -1,6 +1,7 @@
 package io.queuebridge.connect.source;
 
 import io.queuebridge.connect.common.ConfigValidators;
+import io.queuebridge.connect.common.HeaderNames;
 import io.queuebridge.connect.common.QueueConnectorConfig;
 import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.topic.TopicFilters;
@@ -130,6 +131,17 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
           + " poison when it cannot be turned into a Kafka record (see topic.template and"
           + " restore.mode) or when a classic queue delivers it more than max.deliveries times.";
 
+  public static final String DELIVER_AT_HEADER_CONFIG = "queue.deliver.at.header";
+  private static final String DELIVER_AT_HEADER_DOC =
+      "Name of a record header to carry a message's due time (delayed delivery: the message's"
+          + " x-deliver-at property), or empty (the default) for none: milliseconds since"
+          + " 1970-01-01T00:00:00Z as ASCII decimal digits (rounded up to the millisecond; 0 for a"
+          + " time before 1970), the form a sink's queue.deliver.at.header reads. Written on the"
+          + " records, dead letters included, of messages that have a due time, in place of any"
+          + " header of that name the message carries; the records of other messages keep their"
+          + " headers as they are. So a chain sink -> stream -> source -> sink keeps each record's"
+          + " original due time instead of counting a delay again from the second write.";
+
   public static final String KAFKA_TRANSACTION_MAX_RECORDS_CONFIG = "kafka.transaction.max.records";
   public static final int KAFKA_TRANSACTION_MAX_RECORDS_DEFAULT = 10_000;
   private static final String KAFKA_TRANSACTION_MAX_RECORDS_DOC =
@@ -217,6 +229,19 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
         ConsumerMode.valueOf(getString(CONSUMER_MODE_CONFIG).toUpperCase(Locale.ROOT));
     this.startPosition =
         StartPosition.valueOf(getString(START_POSITION_CONFIG).toUpperCase(Locale.ROOT));
+    String headerError = rawHeaderError(props);
+    if (headerError != null) {
+      throw new ConfigException(headerError);
+    }
+  }
+
+  /**
+   * The error of {@code queue.deliver.at.header} as given, which Connect's trimming hides from its
+   * validator (a control character at either end, blanks only), or null; connector {@code
+   * validate()} and the constructor share it.
+   */
+  static String rawHeaderError(Map<String, String> props) {
+    return HeaderNames.rawError(DELIVER_AT_HEADER_CONFIG, props.get(DELIVER_AT_HEADER_CONFIG));
   }
 
   private static ConfigDef configDef() {
@@ -363,6 +388,17 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
         ++order,
         Width.MEDIUM,
         "Kafka dead-letter topic");
+    def.define(
+        DELIVER_AT_HEADER_CONFIG,
+        Type.STRING,
+        "",
+        HeaderNames.validator(),
+        Importance.LOW,
+        DELIVER_AT_HEADER_DOC,
+        KAFKA_GROUP,
+        ++order,
+        Width.MEDIUM,
+        "Due time header");
     def.define(
         KAFKA_TRANSACTION_MAX_RECORDS_CONFIG,
         Type.INT,
@@ -527,6 +563,13 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
   /** The Kafka dead-letter topic; empty when none. */
   public String kafkaDlqTopic() {
     return getString(KAFKA_DLQ_TOPIC_CONFIG).trim();
+  }
+
+  /**
+   * {@code queue.deliver.at.header}: the header to write a message's due time to; empty for none.
+   */
+  public String deliverAtHeader() {
+    return getString(DELIVER_AT_HEADER_CONFIG);
   }
 
   public int transactionMaxRecords() {

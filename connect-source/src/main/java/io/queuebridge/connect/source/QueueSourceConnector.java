@@ -180,8 +180,9 @@ public class QueueSourceConnector extends SourceConnector {
   // ------------------------------------------------------------------ validation
 
   /**
-   * Field-by-field validation plus the checks that need more than one field, each reported on the
-   * key to change: one of {@code queue.names} / {@code queue.filter}, one of {@code topic} / {@code
+   * Field-by-field validation plus the checks that need more than one field or the value as given
+   * ({@code queue.deliver.at.header} before Connect trims it), each reported on the key to change:
+   * one of {@code queue.names} / {@code queue.filter}, one of {@code topic} / {@code
    * topic.template}, the field a start position needs, the store's own keys (on their {@code
    * queue.store.*} key), and, in shared mode, no streams among the selected queues.
    *
@@ -195,6 +196,11 @@ public class QueueSourceConnector extends SourceConnector {
     Config result = super.validate(connectorConfigs);
     ConfigErrors.dropNullFollowUps(result, connectorConfigs);
     if (ConfigErrors.any(result)) {
+      return result;
+    }
+    String headerError = QueueSourceConfig.rawHeaderError(connectorConfigs);
+    if (headerError != null) {
+      ConfigErrors.add(result, QueueSourceConfig.DELIVER_AT_HEADER_CONFIG, headerError);
       return result;
     }
     QueueSourceConfig parsed = new QueueSourceConfig(connectorConfigs);

@@ -128,7 +128,11 @@ public class QueueSourceTask extends SourceTask {
             groups,
             config.group(),
             consumerId,
-            new RecordFactory(TopicNamer.of(config), config.restoreMode(), config.kafkaDlqTopic()),
+            new RecordFactory(
+                TopicNamer.of(config),
+                config.restoreMode(),
+                config.kafkaDlqTopic(),
+                config.deliverAtHeader()),
             inFlight,
             metrics,
             config.maxDeliveries(),

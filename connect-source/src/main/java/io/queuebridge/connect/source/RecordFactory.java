@@ -4,6 +4,7 @@ import io.queuebridge.core.message.Header;
 import io.queuebridge.core.message.KafkaCoordinates;
 import io.queuebridge.core.message.Message;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.errors.DataException;
@@ -23,6 +24,10 @@ import org.apache.kafka.connect.source.SourceRecord;
  * KafkaCoordinates#PARTITION}); a message without that property goes wherever the producer puts it,
  * one with an unparsable or negative value is poison ({@link DataException}).
  *
+ * <p><b>Due time.</b> With a due-time header name ({@code queue.deliver.at.header}), a message that
+ * has a due time ({@link Message#deliverAt()}) carries it in that header, in place of any header of
+ * that name it has: epoch milliseconds as ASCII digits, rounded up, 0 for a time before 1970.
+ *
  * <p><b>Dead letters</b> ({@link #toDeadLetter}) carry the message's key, value and headers and the
  * {@code __connect.errors.*} headers below, as UTF-8 bytes.
  *
@@ -40,11 +45,20 @@ final class RecordFactory {
   private final TopicNamer namer;
   private final boolean restore;
   private final String deadLetterTopic;
+  private final String deliverAtHeader;
 
   RecordFactory(TopicNamer namer, boolean restore, String deadLetterTopic) {
+    this(namer, restore, deadLetterTopic, "");
+  }
+
+  /**
+   * @param deliverAtHeader the header to write a message's due time to; empty for none
+   */
+  RecordFactory(TopicNamer namer, boolean restore, String deadLetterTopic, String deliverAtHeader) {
     this.namer = namer;
     this.restore = restore;
     this.deadLetterTopic = deadLetterTopic;
+    this.deliverAtHeader = deliverAtHeader;
   }
 
   /** Whether poison messages are also written to a Kafka topic. */
@@ -153,12 +167,27 @@ final class RecordFactory {
     return partition;
   }
 
-  private static ConnectHeaders headers(Message message) {
+  private ConnectHeaders headers(Message message) {
     ConnectHeaders headers = new ConnectHeaders();
+    Instant due = deliverAtHeader.isEmpty() ? null : message.deliverAt();
     for (Header h : message.headers()) {
-      headers.add(h.key(), h.valueUnsafe(), BYTES);
+      if (due == null || !deliverAtHeader.equals(h.key())) {
+        headers.add(h.key(), h.valueUnsafe(), BYTES);
+      }
+    }
+    if (due != null) {
+      headers.add(deliverAtHeader, utf8(Long.toString(epochMillisUp(due))), BYTES);
     }
     return headers;
+  }
+
+  /** {@code due} in milliseconds since the epoch, rounded up (never before it); 0 before 1970. */
+  static long epochMillisUp(Instant due) {
+    if (due.isBefore(Instant.EPOCH)) {
+      return 0;
+    }
+    long millis = due.toEpochMilli();
+    return due.getNano() % 1_000_000 == 0 ? millis : millis + 1;
   }
 
   private static byte[] utf8(String s) {

@@ -117,6 +117,7 @@ class QueueSourceHostileValidateTest {
     String group = QueueSourceConfig.QUEUE_GROUP_CONFIG;
     String topic = QueueSourceConfig.TOPIC_CONFIG;
     String path = QueueSourceConfig.STORE_PATH_CONFIG;
+    String due = QueueSourceConfig.DELIVER_AT_HEADER_CONFIG;
     return Stream.of(
         arguments(named("queue.names with NUL", names), "a\u0000b"),
         arguments(named("queue.names with a newline", names), "q,line\nbreak"),
@@ -146,7 +147,14 @@ class QueueSourceHostileValidateTest {
         arguments(named("queue.store.path empty", path), ""),
         arguments(named("queue.store.type unknown", QueueSourceConfig.STORE_TYPE_CONFIG), "nope"),
         arguments(
-            named("restore.mode not a boolean", QueueSourceConfig.RESTORE_MODE_CONFIG), "perhaps"));
+            named("restore.mode not a boolean", QueueSourceConfig.RESTORE_MODE_CONFIG), "perhaps"),
+        arguments(named("queue.deliver.at.header with NUL", due), "a\u0000b"),
+        arguments(named("queue.deliver.at.header with a lone surrogate", due), "lone\uD800"),
+        arguments(named("queue.deliver.at.header of 256 bytes", due), "x".repeat(256)),
+        arguments(named("queue.deliver.at.header blank", due), "   "),
+        arguments(
+            named("queue.deliver.at.header with a leading control character", due), "\u0001x"),
+        arguments(named("queue.deliver.at.header with a trailing NUL", due), "x\u0000"));
   }
 
   @ParameterizedTest(name = "{0}: refused")
@@ -158,8 +166,11 @@ class QueueSourceHostileValidateTest {
 
   static Stream<Arguments> accepted() {
     String names = QueueSourceConfig.QUEUE_NAMES_CONFIG;
+    String due = QueueSourceConfig.DELIVER_AT_HEADER_CONFIG;
     return Stream.of(
-        arguments(named("queue.names `..`", names), ".."),
+        arguments(named("queue.deliver.at.header a plain name", due), "x-due-ms"),
+        arguments(named("queue.deliver.at.header of 255 bytes", due), "x".repeat(255)),
+        arguments(named("queue.deliver.at.header padded (trimmed)", due), "  x-due  "),
         arguments(named("queue.names `/` and `a/../b`", names), "/,a/../b"),
         arguments(named("queue.names `$SYS/x`", names), "$SYS/x"),
         arguments(named("queue.names of 200 characters", names), "n".repeat(200)),

@@ -6,9 +6,11 @@ import static org.awaitility.Awaitility.await;
 import io.queuebridge.connect.sink.QueueSinkConfig;
 import io.queuebridge.connect.sink.QueueSinkConnector;
 import io.queuebridge.core.SharedStores;
+import io.queuebridge.core.message.Message;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -120,6 +122,90 @@ class QueueSourceRoundTripIT {
     assertThat(compared).isEqualTo(RECORDS);
     cluster.deleteConnector("rt-source");
     cluster.deleteConnector("rt-sink");
+  }
+
+  /**
+   * Topic → sink (delay header) → stream A → source (due-time header) → topic → sink (due-time
+   * header) → stream B: every message of B has the due time of its message in A, not a delay
+   * counted again from the second write.
+   */
+  @Test
+  void aDueTimeTravelsThroughTheSourceAsAHeaderTheNextSinkReads() throws Exception {
+    int records = 50;
+    cluster.kafka().createTopic("due-in", 1);
+    cluster.kafka().createTopic("due-mid", 1);
+    Map<String, Object> cfg = new HashMap<>();
+    cfg.put(ProducerConfig.ACKS_CONFIG, "all");
+    try (KafkaProducer<byte[], byte[]> producer = cluster.kafka().createProducer(cfg)) {
+      for (int i = 0; i < records; i++) {
+        ProducerRecord<byte[], byte[]> r = new ProducerRecord<>("due-in", bytes("v" + i));
+        r.headers().add(new RecordHeader("delay-ms", bytes(Long.toString(3_600_000L + i))));
+        producer.send(r);
+      }
+      producer.flush();
+    }
+    Map<String, String> first = dueSink("due-in", "due-a");
+    first.put(QueueSinkConfig.DELAY_HEADER_CONFIG, "delay-ms");
+    cluster.configureConnector("due-sink-a", first);
+    Map<String, String> source = SourceTestSupport.sourceProps(store, 1);
+    source.put(QueueSourceConfig.QUEUE_NAMES_CONFIG, "due-a");
+    source.put(QueueSourceConfig.TOPIC_CONFIG, "due-mid");
+    source.put(QueueSourceConfig.DELIVER_AT_HEADER_CONFIG, "x-due");
+    cluster.configureConnector("due-source", source);
+    Map<String, String> second = dueSink("due-mid", "due-b");
+    second.put(QueueSinkConfig.DELIVER_AT_HEADER_CONFIG, "x-due");
+    cluster.configureConnector("due-sink-b", second);
+
+    await("stream B holds every message")
+        .atMost(TIMEOUT)
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> read("due-b").size() == records);
+    List<Message> a = read("due-a");
+    List<Message> b = read("due-b");
+    List<ConsumerRecord<byte[], byte[]>> mid =
+        SourceTestSupport.readAllFlat(cluster, "due-mid", false);
+    assertThat(a).hasSize(records);
+    assertThat(mid).hasSize(records);
+    for (int i = 0; i < records; i++) {
+      Instant due = a.get(i).deliverAt();
+      assertThat(due).as("due time of A's message %d", i).isNotNull();
+      long millis = RecordFactory.epochMillisUp(due);
+      ConsumerRecord<byte[], byte[]> r = mid.get(i);
+      assertThat(r.value()).isEqualTo(bytes("v" + i));
+      assertThat(new String(r.headers().lastHeader("x-due").value(), StandardCharsets.UTF_8))
+          .as("the source's due-time header of record %d", i)
+          .isEqualTo(Long.toString(millis));
+      assertThat(r.headers().lastHeader("delay-ms")).as("the other headers stay").isNotNull();
+      assertThat(b.get(i).value()).isEqualTo(bytes("v" + i));
+      assertThat(b.get(i).deliverAt())
+          .as("due time of B's message %d: A's, to the millisecond", i)
+          .isEqualTo(Instant.ofEpochMilli(millis));
+    }
+    cluster.deleteConnector("due-sink-b");
+    cluster.deleteConnector("due-source");
+    cluster.deleteConnector("due-sink-a");
+  }
+
+  private static Map<String, String> dueSink(String topic, String stream) {
+    Map<String, String> sink = new HashMap<>();
+    sink.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, QueueSinkConnector.class.getName());
+    sink.put(ConnectorConfig.TASKS_MAX_CONFIG, "1");
+    sink.put(SinkConnectorConfig.TOPICS_CONFIG, topic);
+    sink.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
+    sink.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
+    sink.put(ConnectorConfig.HEADER_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
+    sink.put(QueueSinkConfig.QUEUE_NAME_CONFIG, stream);
+    sink.put(QueueSinkConfig.STORE_TYPE_CONFIG, "file");
+    sink.put(QueueSinkConfig.STORE_PATH_CONFIG, store.toString());
+    sink.put(QueueSinkConfig.FORWARD_HEADERS_CONFIG, "true");
+    return sink;
+  }
+
+  /** The messages of {@code stream}; none while it does not exist yet. */
+  private static List<Message> read(String stream) {
+    boolean exists =
+        lease.storage().queues().listQueues().stream().anyMatch(q -> q.name().equals(stream));
+    return exists ? lease.storage().queues().readBatch(stream, 0, 1_000) : List.of();
   }
 
   /** 100,000 records of every shape, spread round robin over the partitions. */

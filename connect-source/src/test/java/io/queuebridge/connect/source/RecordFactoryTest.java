@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.message.KafkaCoordinates;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.TimestampType;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -113,5 +114,52 @@ class RecordFactoryTest {
                 StandardCharsets.UTF_8))
         .isEqualTo("capture/x");
     assertThat(r.headers().lastWithName("h")).isNotNull();
+  }
+
+  private static List<String> headersOf(SourceRecord r) {
+    List<String> out = new ArrayList<>();
+    for (Header h : r.headers()) {
+      out.add(h.key() + "=" + new String((byte[]) h.value(), StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  @Test
+  void aDueTimeIsWrittenToTheDueTimeHeaderInPlaceOfAHeaderOfThatName() {
+    Message m =
+        message()
+            .value(b("v"))
+            .header("due", b("stale"))
+            .header("h", b("1"))
+            .header("due", b("stale again"))
+            .property(MessageProperties.DELIVER_AT, "2026-12-03T10:00:00.123Z")
+            .build();
+    RecordFactory f = new RecordFactory(TopicNamer.fixed("out"), false, "dlq", "due");
+    assertThat(headersOf(f.toRecord(P, "q", m))).containsExactly("h=1", "due=1796292000123");
+    assertThat(headersOf(f.toDeadLetter(P, "q", m, 1, "why")))
+        .as("a dead letter carries the due time too")
+        .startsWith("h=1", "due=1796292000123");
+    assertThat(headersOf(new RecordFactory(TopicNamer.fixed("out"), false, "").toRecord(P, "q", m)))
+        .as("without the setting the headers are the message's")
+        .containsExactly("due=stale", "h=1", "due=stale again");
+  }
+
+  @Test
+  void aMessageWithoutADueTimeKeepsItsHeaders() {
+    Message m = message().value(b("v")).header("due", b("mine")).build();
+    Message unparsable =
+        message().value(b("v")).property(MessageProperties.DELIVER_AT, "tomorrow").build();
+    RecordFactory f = new RecordFactory(TopicNamer.fixed("out"), false, "", "due");
+    assertThat(headersOf(f.toRecord(P, "q", m))).containsExactly("due=mine");
+    assertThat(headersOf(f.toRecord(P, "q", unparsable))).isEmpty();
+  }
+
+  @Test
+  void theDueTimeIsRoundedUpToTheMillisecondAndNeverNegative() {
+    assertThat(RecordFactory.epochMillisUp(Instant.ofEpochMilli(5))).isEqualTo(5);
+    assertThat(RecordFactory.epochMillisUp(Instant.ofEpochSecond(0, 5_000_001))).isEqualTo(6);
+    assertThat(RecordFactory.epochMillisUp(Instant.ofEpochSecond(0, 1))).isEqualTo(1);
+    assertThat(RecordFactory.epochMillisUp(Instant.ofEpochSecond(-1))).isZero();
+    assertThat(RecordFactory.epochMillisUp(Instant.EPOCH)).isZero();
   }
 }
