@@ -1,6 +1,7 @@
 package io.queuebridge.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.message.Header;
 import io.queuebridge.core.message.Message;
@@ -76,5 +77,24 @@ class MessageBuilderSharingTest {
     Message m = Message.builder().topic("t").build();
     assertThat(m.headers()).isEmpty();
     assertThat(m.properties()).isEmpty();
+  }
+
+  @Test
+  void oneOrMorePropertiesStayUnmodifiableInOrderAndNullValuesAreKept() {
+    Message one = Message.builder().property("only", "v").build();
+    assertThat(one.properties()).containsExactly(Map.entry("only", "v"));
+    assertThat(one.properties().get(null)).as("a lookup of null answers none").isNull();
+    assertThatThrownBy(() -> one.properties().put("x", "y"))
+        .isInstanceOf(UnsupportedOperationException.class);
+    Message two = one.toBuilder().property("next", "w").build();
+    assertHolds(two.properties(), two.headers(), List.of("only=v", "next=w"));
+    assertHolds(one.properties(), one.headers(), List.of("only=v"));
+    Message nullValue = Message.builder().property("n", null).build();
+    assertThat(nullValue.properties()).containsEntry("n", null).hasSize(1);
+    assertThatThrownBy(() -> nullValue.properties().remove("n"))
+        .isInstanceOf(UnsupportedOperationException.class);
+    Message replaced = two.toBuilder().properties(Map.of("r", "1")).build();
+    assertHolds(replaced.properties(), replaced.headers(), List.of("r=1"));
+    assertHolds(two.properties(), two.headers(), List.of("only=v", "next=w"));
   }
 }

@@ -57,11 +57,26 @@ public final class Message {
       this.properties = b.properties;
     } else {
       // The message takes the builder's map; the builder copies it if it changes it again.
-      this.properties =
-          b.properties.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(b.properties);
+      this.properties = frozen(b.properties);
       b.properties = this.properties;
       b.propertiesShared = true;
     }
+  }
+
+  /**
+   * {@code properties} as a message keeps them: none as the shared empty map, one as an immutable
+   * singleton map (a fraction of the size of a linked hash map and its table; stores that hold
+   * their messages in memory keep one per message), more as an unmodifiable view.
+   */
+  private static Map<String, String> frozen(Map<String, String> properties) {
+    if (properties.isEmpty()) {
+      return Map.of();
+    }
+    if (properties.size() == 1) {
+      Map.Entry<String, String> only = properties.entrySet().iterator().next();
+      return java.util.Collections.singletonMap(only.getKey(), only.getValue());
+    }
+    return java.util.Collections.unmodifiableMap(properties);
   }
 
   public static Builder builder() {
@@ -376,9 +391,14 @@ public final class Message {
     }
 
     public Builder properties(Map<String, String> properties) {
-      Map<String, String> own = ownProperties();
-      own.clear();
-      own.putAll(properties);
+      if (propertiesShared) {
+        // replaced, not changed: a copy of the shared map would be thrown away at once
+        this.properties = new LinkedHashMap<>(properties);
+        propertiesShared = false;
+      } else {
+        this.properties.clear();
+        this.properties.putAll(properties);
+      }
       return this;
     }
 
