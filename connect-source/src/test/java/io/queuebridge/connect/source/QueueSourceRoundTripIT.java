@@ -69,18 +69,8 @@ class QueueSourceRoundTripIT {
     cluster.kafka().createTopic("rt-out", PARTITIONS);
     produce("rt-in");
 
-    Map<String, String> sink = new HashMap<>();
-    sink.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, QueueSinkConnector.class.getName());
-    sink.put(ConnectorConfig.TASKS_MAX_CONFIG, "2");
-    sink.put(SinkConnectorConfig.TOPICS_CONFIG, "rt-in");
-    sink.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
-    sink.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
-    sink.put(ConnectorConfig.HEADER_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
-    sink.put(QueueSinkConfig.QUEUE_NAME_CONFIG, "rt-stream");
-    sink.put(QueueSinkConfig.STORE_TYPE_CONFIG, "file");
-    sink.put(QueueSinkConfig.STORE_PATH_CONFIG, store.toString());
+    Map<String, String> sink = sinkProps("rt-in", "rt-stream", 2);
     sink.put(QueueSinkConfig.FORWARD_KEY_CONFIG, "true");
-    sink.put(QueueSinkConfig.FORWARD_HEADERS_CONFIG, "true");
     sink.put(QueueSinkConfig.FORWARD_METADATA_CONFIG, "true");
     cluster.configureConnector("rt-sink", sink);
 
@@ -144,7 +134,7 @@ class QueueSourceRoundTripIT {
       }
       producer.flush();
     }
-    Map<String, String> first = dueSink("due-in", "due-a");
+    Map<String, String> first = sinkProps("due-in", "due-a", 1);
     first.put(QueueSinkConfig.DELAY_HEADER_CONFIG, "delay-ms");
     cluster.configureConnector("due-sink-a", first);
     Map<String, String> source = SourceTestSupport.sourceProps(store, 1);
@@ -152,7 +142,7 @@ class QueueSourceRoundTripIT {
     source.put(QueueSourceConfig.TOPIC_CONFIG, "due-mid");
     source.put(QueueSourceConfig.DELIVER_AT_HEADER_CONFIG, "x-due");
     cluster.configureConnector("due-source", source);
-    Map<String, String> second = dueSink("due-mid", "due-b");
+    Map<String, String> second = sinkProps("due-mid", "due-b", 1);
     second.put(QueueSinkConfig.DELIVER_AT_HEADER_CONFIG, "x-due");
     cluster.configureConnector("due-sink-b", second);
 
@@ -186,10 +176,11 @@ class QueueSourceRoundTripIT {
     cluster.deleteConnector("due-sink-a");
   }
 
-  private static Map<String, String> dueSink(String topic, String stream) {
+  /** A sink of {@code topic} into {@code stream} on the test's file store, headers forwarded. */
+  private static Map<String, String> sinkProps(String topic, String stream, int tasks) {
     Map<String, String> sink = new HashMap<>();
     sink.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, QueueSinkConnector.class.getName());
-    sink.put(ConnectorConfig.TASKS_MAX_CONFIG, "1");
+    sink.put(ConnectorConfig.TASKS_MAX_CONFIG, Integer.toString(tasks));
     sink.put(SinkConnectorConfig.TOPICS_CONFIG, topic);
     sink.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
     sink.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
