@@ -14,7 +14,7 @@ import org.apache.kafka.connect.runtime.SinkConnectorConfig;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 
 /** Shared set-up for the sink integration tests: cluster, connector props, reading a stream. */
-final class SinkTestSupport {
+public final class SinkTestSupport {
   private SinkTestSupport() {}
 
   static EmbeddedConnectCluster startCluster(String name, int workers) {
@@ -41,7 +41,7 @@ final class SinkTestSupport {
   }
 
   /** A byte-exact sink config: ByteArrayConverter for keys, values and headers. */
-  static Map<String, String> sinkProps(Path store, String queue, String topics, int tasks) {
+  public static Map<String, String> sinkProps(Path store, String queue, String topics, int tasks) {
     Map<String, String> props = new HashMap<>();
     props.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, QueueSinkConnector.class.getName());
     props.put(ConnectorConfig.TASKS_MAX_CONFIG, Integer.toString(tasks));

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.connect.sink.QueueSinkConfig;
-import io.queuebridge.connect.sink.QueueSinkConnector;
+import io.queuebridge.connect.sink.SinkTestSupport;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.message.Message;
 import java.nio.charset.StandardCharsets;
@@ -23,9 +23,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.connect.converters.ByteArrayConverter;
-import org.apache.kafka.connect.runtime.ConnectorConfig;
-import org.apache.kafka.connect.runtime.SinkConnectorConfig;
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -178,16 +175,7 @@ class QueueSourceRoundTripIT {
 
   /** A sink of {@code topic} into {@code stream} on the test's file store, headers forwarded. */
   private static Map<String, String> sinkProps(String topic, String stream, int tasks) {
-    Map<String, String> sink = new HashMap<>();
-    sink.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, QueueSinkConnector.class.getName());
-    sink.put(ConnectorConfig.TASKS_MAX_CONFIG, Integer.toString(tasks));
-    sink.put(SinkConnectorConfig.TOPICS_CONFIG, topic);
-    sink.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
-    sink.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
-    sink.put(ConnectorConfig.HEADER_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
-    sink.put(QueueSinkConfig.QUEUE_NAME_CONFIG, stream);
-    sink.put(QueueSinkConfig.STORE_TYPE_CONFIG, "file");
-    sink.put(QueueSinkConfig.STORE_PATH_CONFIG, store.toString());
+    Map<String, String> sink = SinkTestSupport.sinkProps(store, stream, topic, tasks);
     sink.put(QueueSinkConfig.FORWARD_HEADERS_CONFIG, "true");
     return sink;
   }
