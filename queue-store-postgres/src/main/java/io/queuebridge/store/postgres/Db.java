@@ -16,6 +16,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
 import java.sql.SQLTransientException;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -25,6 +26,8 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -101,6 +104,9 @@ final class Db implements AutoCloseable {
 
   private volatile boolean closed;
 
+  /** One permit per pooled connection, fair: see {@link Lease}. */
+  private final Semaphore borrowers;
+
   /**
    * Starts the pool.
    *
@@ -111,6 +117,7 @@ final class Db implements AutoCloseable {
   Db(PostgresConfig config, boolean readOnly) {
     this.config = config;
     this.readOnly = readOnly;
+    this.borrowers = new Semaphore(config.poolSize(), true);
     HikariConfig hc = new HikariConfig();
     hc.setPoolName((readOnly ? "queuebridge-ro-" : "queuebridge-") + config.schema());
     hc.setJdbcUrl(config.url());
@@ -218,7 +225,8 @@ final class Db implements AutoCloseable {
     if (b != null) {
       return run(queue, b.c, c -> work.run(locked(b)));
     }
-    try (Connection own = connection(queue)) {
+    try (Lease lease = lease(queue)) {
+      Connection own = lease.connection;
       return run(queue, own, work);
     } catch (SQLException e) {
       throw translate(queue, e);
@@ -260,7 +268,8 @@ final class Db implements AutoCloseable {
     if (bound.get() != null) {
       return body.get();
     }
-    try (Connection c = connection(queue)) {
+    try (Lease lease = lease(queue)) {
+      Connection c = lease.connection;
       c.setAutoCommit(false);
       bound.set(new Bound(c));
       try {
@@ -416,7 +425,8 @@ final class Db implements AutoCloseable {
     Bound b = mode == Mode.WRITE_OWN ? null : bound.get();
     if (b == null) {
       takePendingLock(queue);
-      try (Connection c = connection(queue)) {
+      try (Lease lease = lease(queue)) {
+        Connection c = lease.connection;
         return execute(c, sql, bind, rows, null);
       } catch (SQLException e) {
         throw translate(queue, e);
@@ -469,7 +479,8 @@ final class Db implements AutoCloseable {
   /** Runs {@code work} in a transaction of its own and commits it. */
   private <T> T transaction(String queue, Work<T> work) {
     checkOpen();
-    try (Connection c = connection(queue)) {
+    try (Lease lease = lease(queue)) {
+      Connection c = lease.connection;
       c.setAutoCommit(false);
       try {
         T result = work.run(c);
@@ -505,7 +516,8 @@ final class Db implements AutoCloseable {
       run(queue, outer.c, c -> lockGroup(locked(outer), queue, groupId));
       return body.get();
     }
-    try (Connection c = connection(queue)) {
+    try (Lease lease = lease(queue)) {
+      Connection c = lease.connection;
       c.setAutoCommit(false);
       Bound b = new Bound(c);
       b.lockQueue = queue;
@@ -553,15 +565,71 @@ final class Db implements AutoCloseable {
     }
   }
 
-  private Connection connection(String queue) throws SQLException {
+  /**
+   * A pooled connection and the borrower's permit, both given back by {@link #close}. The permits
+   * ({@link #borrowers}, one per pooled connection, fair) serve borrowers in arrival order: the
+   * pool alone lets a thread that has just returned a connection take it again before a thread
+   * already waiting, and under many more threads than connections a waiter could starve until
+   * {@code connect.timeout.ms}.
+   */
+  private final class Lease implements AutoCloseable {
+    final Connection connection;
+
+    Lease(Connection connection) {
+      this.connection = connection;
+    }
+
+    @Override
+    public void close() throws SQLException {
+      try {
+        connection.close();
+      } finally {
+        borrowers.release();
+      }
+    }
+  }
+
+  /**
+   * Waits up to {@code connect.timeout.ms} for a permit, in arrival order, then borrows a
+   * connection.
+   *
+   * @throws SQLTransientConnectionException if no permit came in time (retriable) or the thread was
+   *     interrupted while waiting (its interrupt status set again)
+   * @throws StoreClosedException if the store was closed
+   */
+  private Lease lease(String queue) throws SQLException {
+    long timeoutMs = config.connectTimeoutMs();
     try {
-      return pool.getConnection();
-    } catch (SQLException e) {
+      if (!borrowers.tryAcquire(timeoutMs, TimeUnit.MILLISECONDS)) {
+        throw new SQLTransientConnectionException(
+            "no pooled connection became free within connect.timeout.ms="
+                + timeoutMs
+                + " ("
+                + config.poolSize()
+                + " in use, "
+                + borrowers.getQueueLength()
+                + " more callers waiting)",
+            "08001");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLTransientConnectionException(
+          "interrupted while waiting for a pooled connection", "08001", e);
+    }
+    try {
+      return new Lease(pool.getConnection());
+    } catch (SQLException | RuntimeException e) {
+      borrowers.release();
       if (closed || pool.isClosed()) {
         throw new StoreClosedException(config.description());
       }
       throw e;
     }
+  }
+
+  /** How many callers wait for a pooled connection now (for tests). */
+  int borrowersWaiting() {
+    return borrowers.getQueueLength();
   }
 
   private static void rollbackQuietly(Connection c, Throwable cause) {

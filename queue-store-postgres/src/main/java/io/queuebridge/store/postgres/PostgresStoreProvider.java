@@ -24,9 +24,10 @@ import java.util.Map;
  *       digit</td></tr>
  *   <tr><td>{@code pool.size}</td><td>4</td><td>pooled connections, 1 .. 64 (plus one dedicated
  *       listener connection)</td></tr>
- *   <tr><td>{@code connect.timeout.ms}</td><td>10000</td><td>how long opening the store and
- *       borrowing a connection may wait, 250 .. 600000; a login the server refuses (SQLSTATE class
- *       28 or 3D) fails the open at once</td></tr>
+ *   <tr><td>{@code connect.timeout.ms}</td><td>10000</td><td>how long opening the store may wait,
+ *       and how long a call may wait for its turn at the pool (callers are served in arrival order)
+ *       and then, once more at most, for the connection, 250 .. 600000; a login the server refuses
+ *       (SQLSTATE class 28 or 3D) fails the open at once</td></tr>
  *   <tr><td>{@code poll.interval.ms}</td><td>500</td><td>the longest an {@code awaitAppend} waiter
  *       sleeps between tail checks when no notification arrives, 10 .. 60000</td></tr>
  * </table>
