@@ -225,7 +225,7 @@ final class Db implements AutoCloseable {
     if (b != null) {
       return run(queue, b.c, c -> work.run(locked(b)));
     }
-    try (Lease lease = lease(queue)) {
+    try (Lease lease = lease()) {
       Connection own = lease.connection;
       return run(queue, own, work);
     } catch (SQLException e) {
@@ -268,7 +268,7 @@ final class Db implements AutoCloseable {
     if (bound.get() != null) {
       return body.get();
     }
-    try (Lease lease = lease(queue)) {
+    try (Lease lease = lease()) {
       Connection c = lease.connection;
       c.setAutoCommit(false);
       bound.set(new Bound(c));
@@ -425,7 +425,7 @@ final class Db implements AutoCloseable {
     Bound b = mode == Mode.WRITE_OWN ? null : bound.get();
     if (b == null) {
       takePendingLock(queue);
-      try (Lease lease = lease(queue)) {
+      try (Lease lease = lease()) {
         Connection c = lease.connection;
         return execute(c, sql, bind, rows, null);
       } catch (SQLException e) {
@@ -479,7 +479,7 @@ final class Db implements AutoCloseable {
   /** Runs {@code work} in a transaction of its own and commits it. */
   private <T> T transaction(String queue, Work<T> work) {
     checkOpen();
-    try (Lease lease = lease(queue)) {
+    try (Lease lease = lease()) {
       Connection c = lease.connection;
       c.setAutoCommit(false);
       try {
@@ -516,7 +516,7 @@ final class Db implements AutoCloseable {
       run(queue, outer.c, c -> lockGroup(locked(outer), queue, groupId));
       return body.get();
     }
-    try (Lease lease = lease(queue)) {
+    try (Lease lease = lease()) {
       Connection c = lease.connection;
       c.setAutoCommit(false);
       Bound b = new Bound(c);
@@ -597,7 +597,7 @@ final class Db implements AutoCloseable {
    *     interrupted while waiting (its interrupt status set again)
    * @throws StoreClosedException if the store was closed
    */
-  private Lease lease(String queue) throws SQLException {
+  private Lease lease() throws SQLException {
     long timeoutMs = config.connectTimeoutMs();
     try {
       if (!borrowers.tryAcquire(timeoutMs, TimeUnit.MILLISECONDS)) {

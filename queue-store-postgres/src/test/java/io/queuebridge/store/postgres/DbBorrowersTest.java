@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.errors.QueueStoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +50,7 @@ class DbBorrowersTest {
     return db;
   }
 
-  private static Void select(java.sql.Connection c) throws java.sql.SQLException {
+  private static Void select(Connection c) throws SQLException {
     try (var s = c.createStatement()) {
       s.execute("SELECT 1");
     }
