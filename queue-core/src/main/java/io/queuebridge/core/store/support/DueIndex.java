@@ -4,98 +4,117 @@ import io.queuebridge.core.store.PendingEntry;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Predicate;
 
 /**
  * The due index of a {@link PendingLog}: its live entries in {@link PendingEntry#BY_VISIBILITY}
  * order, for {@link PendingLog#due}, at almost no cost on the claim-and-ack path.
  *
- * <p><b>Layout.</b> Most entries are added in visibility order: a claim, a steal or a renewal makes
- * its entry visible again at <em>now</em> plus the visibility timeout, later than every entry made
- * before it. Those go to the end of {@code run}, a deque kept in order, in O(1) and without
- * allocating. An entry that would break that order (a scheduled message, a nack's retry time, a
- * clock that went back) goes to {@code rest}, a sorted set. A blocked entry (visible {@link
+ * <p><b>Layout.</b> Each indexed entry has a {@link Node}, which the log keeps beside the entry and
+ * hands back when the entry goes; a node knows whether it is still live and where it sits, so
+ * forgetting an entry never searches. Most entries are added in visibility order: a claim, a steal
+ * or a renewal makes its entry visible again at <em>now</em> plus the visibility timeout, later
+ * than every entry made before it. Those go to the end of {@code run}, a deque kept in order, in
+ * O(1). An entry that would break that order (a scheduled message, a nack's retry time, a released
+ * key, a clock that went back) goes to {@code rest}, a sorted set. A blocked entry (visible {@link
  * PendingEntry#NEVER}) is never due and is not indexed at all: in the run it would push every later
- * claim into the set, and in the set it would make every removal a lookup. {@code run} is cleaned
- * lazily: an entry that stops being live (acknowledged, replaced) stays where it is until it
- * reaches the front, where removals trim it, or until the dead ones outnumber the live ones, when
- * the deque is rebuilt. In-order acknowledgements therefore cost one liveness check each. {@link
- * #due} merges the two, skipping what is not live.
+ * claim into the set. {@code run} is cleaned lazily: a node that stops being live (its entry
+ * acknowledged or replaced) stays where it is until it reaches the front, where removals trim it,
+ * or until the dead ones outnumber the live ones, when the deque is rebuilt. {@link #due} merges
+ * the two, skipping dead nodes.
  *
  * <p>Not thread-safe: the owning log's lock guards it.
  */
 final class DueIndex {
-  private final ArrayDeque<PendingEntry> run = new ArrayDeque<>();
-  private final TreeSet<PendingEntry> rest = new TreeSet<>(PendingEntry.BY_VISIBILITY);
-  private final Predicate<PendingEntry> live;
-
   /**
-   * @param live whether an entry is the log's live entry at its offset (by identity)
+   * One indexed entry. {@code dead} once the log has removed or replaced the entry; a node is never
+   * made live again (an entry added again gets a new node), so a deque holds each live entry once.
    */
-  DueIndex(Predicate<PendingEntry> live) {
-    this.live = live;
+  static final class Node {
+    final PendingEntry entry;
+    private boolean dead;
+    private boolean inRest;
+
+    private Node(PendingEntry entry) {
+      this.entry = entry;
+    }
   }
 
-  /** Indexes {@code e}, which the log has just made live. */
-  void add(PendingEntry e) {
+  private static final Comparator<Node> ORDER =
+      (a, b) -> PendingEntry.BY_VISIBILITY.compare(a.entry, b.entry);
+
+  private final ArrayDeque<Node> run = new ArrayDeque<>();
+  private final TreeSet<Node> rest = new TreeSet<>(ORDER);
+  // live nodes in run: the dead ones are run.size() minus this
+  private int liveInRun;
+
+  /**
+   * Indexes {@code e}, which the log has just made live.
+   *
+   * @return its node, for {@link #removed}; null when {@code e} is blocked (not indexed)
+   */
+  Node add(PendingEntry e) {
     if (e.isBlocked()) {
-      return; // never due (BEHAVIOUR Q-ORDER): a release replaces it with an entry that is
+      return null; // never due (BEHAVIOUR Q-ORDER): a release replaces it with an entry that is
     }
-    PendingEntry last = run.peekLast();
-    if (last == null || PendingEntry.BY_VISIBILITY.compare(e, last) >= 0) {
-      run.addLast(e);
+    Node n = new Node(e);
+    Node last = run.peekLast();
+    if (last == null || PendingEntry.BY_VISIBILITY.compare(e, last.entry) >= 0) {
+      run.addLast(n);
+      liveInRun++;
     } else {
-      rest.add(e);
+      n.inRest = true;
+      rest.add(n);
     }
+    return n;
   }
 
-  /**
-   * Forgets {@code e}, which the log has just removed or replaced; {@code liveCount} is the log's
-   * live entries afterwards that are not blocked (the ones indexed).
-   */
-  void removed(PendingEntry e, int liveCount) {
-    if (e.isBlocked()) {
-      return; // never indexed
+  /** Forgets the entry of {@code n} (null: one never indexed), which the log has just removed. */
+  void removed(Node n) {
+    if (n == null || n.dead) {
+      return;
     }
-    // The same entry object can be in both (taken off and put back): rest holds only live ones.
-    boolean wasInRest = !rest.isEmpty() && rest.remove(e);
-    if (run.peekFirst() == e) {
-      run.pollFirst(); // in-order acknowledgements: the common case, no lookup
+    n.dead = true;
+    if (n.inRest) {
+      rest.remove(n);
+      return;
+    }
+    liveInRun--;
+    if (run.peekFirst() == n) {
+      run.pollFirst(); // in-order acknowledgements: the common case
       trimFront();
-      return;
-    }
-    if (wasInRest) {
-      return;
-    }
-    // otherwise e stays in run, dead, until the dead entries outnumber the live ones
-    if (run.size() > 2 * (liveCount - rest.size()) + 64) {
-      run.removeIf(x -> !live.test(x));
+    } else if (run.size() - liveInRun > liveInRun + 64) {
+      run.removeIf(x -> x.dead); // competing members ack out of order: rebuild, O(1) amortised
     }
   }
 
   /**
-   * Drops the dead entries at the front of {@code run}, so its first entry is live: an entry acked
-   * out of order (competing members settle their batches in any order) is dropped as soon as the
-   * ones before it are, and {@link #due} looks at one live entry, not at a prefix of dead ones, to
-   * learn that nothing is due. Each dead entry is dropped once; an entry made live again is added
-   * again ({@link #add}), so dropping a dead one never loses a live one.
+   * Drops the dead nodes at the front of {@code run}, so its first node is live: an entry acked out
+   * of order (competing members settle their batches in any order) is dropped as soon as the ones
+   * before it are, and {@link #due} looks at one live node, not at a prefix of dead ones, to learn
+   * that nothing is due.
    */
   private void trimFront() {
-    PendingEntry first;
-    while ((first = run.peekFirst()) != null && !live.test(first)) {
+    Node first;
+    while ((first = run.peekFirst()) != null && first.dead) {
       run.pollFirst();
     }
   }
 
   /** Forgets everything. */
   void clear() {
+    for (Node n : run) {
+      n.dead = true;
+    }
+    for (Node n : rest) {
+      n.dead = true;
+    }
     run.clear();
     rest.clear();
+    liveInRun = 0;
   }
 
   /**
@@ -103,53 +122,49 @@ final class DueIndex {
    * in {@link PendingEntry#BY_VISIBILITY} order, at most {@code limit}.
    */
   List<PendingEntry> due(Instant now, PendingEntry after, int limit) {
-    if (after == null
-        && notDue(run.peekFirst(), now)
-        && (rest.isEmpty() || notDue(rest.first(), now))) {
+    if (after == null && notDue(run.peekFirst(), now) && notDue(first(rest), now)) {
       return List.of(); // the common answer of a claim that finds nothing to steal: no allocation
     }
     List<PendingEntry> out = new ArrayList<>(Math.min(limit, 16));
-    // An entry object removed and added again can sit in run twice: emit each offset once.
-    Set<Long> seen = new HashSet<>();
-    Iterator<PendingEntry> a = run.iterator();
-    Iterator<PendingEntry> b = (after == null ? rest : rest.tailSet(after, false)).iterator();
-    PendingEntry x = next(a, after, seen);
-    PendingEntry y = b.hasNext() ? b.next() : null;
+    Iterator<Node> a = run.iterator();
+    Iterator<Node> b = (after == null ? rest : rest.tailSet(new Node(after), false)).iterator();
+    Node x = next(a, after);
+    Node y = b.hasNext() ? b.next() : null;
     while (out.size() < limit && (x != null || y != null)) {
-      PendingEntry pick;
-      if (y == null || (x != null && PendingEntry.BY_VISIBILITY.compare(x, y) <= 0)) {
+      Node pick;
+      if (y == null || (x != null && ORDER.compare(x, y) <= 0)) {
         pick = x;
-        x = next(a, after, seen);
+        x = next(a, after);
       } else {
         pick = y;
         y = b.hasNext() ? b.next() : null;
       }
-      if (pick.visibleAt().isAfter(now)) {
+      if (pick.entry.visibleAt().isAfter(now)) {
         break; // both sources are in order: nothing later is due either
       }
-      if (live.test(pick) && seen.add(pick.offset())) {
-        out.add(pick);
-      }
+      out.add(pick.entry);
     }
     return out;
   }
 
-  /**
-   * Whether {@code first}, the first entry of {@code run} (live, see {@link #trimFront}) or of
-   * {@code rest}, says that nothing in its source is due at {@code now}: null (empty) or later.
-   */
-  private static boolean notDue(PendingEntry first, Instant now) {
-    return first == null || first.visibleAt().isAfter(now);
+  private static Node first(TreeSet<Node> set) {
+    return set.isEmpty() ? null : set.first();
   }
 
-  /** The next live entry of {@code run} after {@code after}, not yet emitted; null at the end. */
-  private PendingEntry next(Iterator<PendingEntry> it, PendingEntry after, Set<Long> seen) {
+  /**
+   * Whether {@code first}, the first node of {@code run} (live, see {@link #trimFront}) or of
+   * {@code rest}, says that nothing in its source is due at {@code now}: null (empty) or later.
+   */
+  private static boolean notDue(Node first, Instant now) {
+    return first == null || first.entry.visibleAt().isAfter(now);
+  }
+
+  /** The next live node of {@code run} after {@code after}; null at the end. */
+  private static Node next(Iterator<Node> it, PendingEntry after) {
     while (it.hasNext()) {
-      PendingEntry e = it.next();
-      if (live.test(e)
-          && !seen.contains(e.offset())
-          && (after == null || PendingEntry.BY_VISIBILITY.compare(e, after) > 0)) {
-        return e;
+      Node n = it.next();
+      if (!n.dead && (after == null || PendingEntry.BY_VISIBILITY.compare(n.entry, after) > 0)) {
+        return n;
       }
     }
     return null;

@@ -12,18 +12,20 @@ import java.util.Map;
  * is cheap for the way a queue-mode group uses them: claims add entries at offsets above every
  * pending one, acks remove them mostly from the front.
  *
- * <p><b>Layout.</b> Two parallel arrays, {@code offsets} (ascending) and {@code entries}, used
- * between {@code head} (inclusive) and {@code tail} (exclusive). A removed entry leaves a tombstone
- * (a null entry; its offset stays, so the offsets stay sorted and binary search still works);
- * tombstones at either end are trimmed at once, and the live entries are compacted to the front
- * when tombstones outnumber them. So appending above the highest offset and removing the lowest are
- * O(1) amortised, finding or removing any offset is O(log n), inserting in the middle (after a
- * cursor rewind) is O(n), and the lowest live offset is at {@code head}.
+ * <p><b>Layout.</b> Parallel arrays, {@code offsets} (ascending), {@code entries} and {@code nodes}
+ * (each entry's node in the due index), used between {@code head} (inclusive) and {@code tail}
+ * (exclusive). A removed entry leaves a tombstone (a null entry; its offset stays, so the offsets
+ * stay sorted and binary search still works); tombstones at either end are trimmed at once, and the
+ * live entries are compacted to the front when tombstones outnumber them. So appending above the
+ * highest offset and removing the lowest are O(1) amortised, finding or removing any offset is
+ * O(log n), inserting in the middle (after a cursor rewind) is O(n), and the lowest live offset is
+ * at {@code head}.
  *
  * <p><b>Due index.</b> The live entries that can become due are also kept in {@link
  * PendingEntry#BY_VISIBILITY} order by a {@link DueIndex} (an in-order deque beside a sorted set
  * for the entries out of order), so the entries claimable at a time ({@link #due}) are found
- * without looking at the others: redeliveries and scheduled messages (BEHAVIOUR Q-DELAY) alike.
+ * without looking at the others: redeliveries and scheduled messages (BEHAVIOUR Q-DELAY) alike. The
+ * log hands the index back an entry's node when the entry goes, so forgetting it never searches.
  *
  * <p><b>Key index.</b> The offsets of the live entries that carry an ordering key (BEHAVIOUR
  * Q-ORDER), by key, so whether a key has an entry and its lowest entry are found in O(log n); empty
@@ -36,12 +38,14 @@ final class PendingLog {
 
   private long[] offsets = new long[MIN_CAPACITY];
   private PendingEntry[] entries = new PendingEntry[MIN_CAPACITY];
+  // each entry's node in the due index (null for a blocked entry and at tombstones)
+  private DueIndex.Node[] nodes = new DueIndex.Node[MIN_CAPACITY];
   private int head;
   private int tail;
   private int live;
   private int scheduled;
   private int blocked;
-  private final DueIndex byVisibility = new DueIndex(e -> get(e.offset()) == e);
+  private final DueIndex byVisibility = new DueIndex();
   // By ordering key: the key's only live entry (most keys have one), or a KeyRun of its offsets.
   private final Map<String, Object> byKey = new HashMap<>();
 
@@ -98,13 +102,13 @@ final class PendingLog {
       scheduled++;
     }
     if (tail == head || offset > offsets[tail - 1]) {
-      byVisibility.add(e);
       keyAdded(e);
       if (tail == offsets.length) {
         makeRoom();
       }
       offsets[tail] = offset;
       entries[tail] = e;
+      nodes[tail] = byVisibility.add(e);
       tail++;
       live++;
       return;
@@ -125,16 +129,15 @@ final class PendingLog {
         if (old.isScheduled()) {
           scheduled--;
         }
-        byVisibility.removed(old, live - blocked);
+        byVisibility.removed(nodes[i]);
         keyRemoved(old);
       }
-      byVisibility.add(e);
+      nodes[i] = byVisibility.add(e);
       keyAdded(e);
       return;
     }
-    byVisibility.add(e);
     keyAdded(e);
-    insertAt(-i - 1, e);
+    insertAt(-i - 1, e, byVisibility.add(e));
   }
 
   /** Removes the live entry at {@code offset}; returns it, or null when there was none. */
@@ -165,6 +168,8 @@ final class PendingLog {
       scheduled--;
     }
     entries[i] = null;
+    DueIndex.Node node = nodes[i];
+    nodes[i] = null;
     live--;
     while (head < tail && entries[head] == null) {
       head++;
@@ -178,7 +183,7 @@ final class PendingLog {
     } else if (tail - head - live > live && tail - head > MIN_CAPACITY) {
       compact();
     }
-    byVisibility.removed(e, live - blocked);
+    byVisibility.removed(node);
     keyRemoved(e);
     return e;
   }
@@ -186,6 +191,7 @@ final class PendingLog {
   /** Removes everything. */
   void clear() {
     Arrays.fill(entries, head, tail, null);
+    Arrays.fill(nodes, head, tail, null);
     head = 0;
     tail = 0;
     live = 0;
@@ -329,12 +335,13 @@ final class PendingLog {
     if (sorted.size() > offsets.length) {
       offsets = new long[sorted.size()];
       entries = new PendingEntry[sorted.size()];
+      nodes = new DueIndex.Node[sorted.size()];
     }
     for (PendingEntry e : sorted) {
       offsets[tail] = e.offset();
       entries[tail] = e;
+      nodes[tail] = byVisibility.add(e);
       tail++;
-      byVisibility.add(e);
       keyAdded(e);
       if (e.isScheduled()) {
         scheduled++;
@@ -355,7 +362,7 @@ final class PendingLog {
   }
 
   /** Inserts below the highest offset, {@code at} being the binary search's insertion point. */
-  private void insertAt(int at, PendingEntry e) {
+  private void insertAt(int at, PendingEntry e, DueIndex.Node node) {
     if (at > head && entries[at - 1] == null) {
       at--; // reuse the tombstone just below: its offset is lower, so the order holds
     } else if (at < tail && entries[at] == null) {
@@ -370,10 +377,12 @@ final class PendingLog {
       }
       System.arraycopy(offsets, at, offsets, at + 1, tail - at);
       System.arraycopy(entries, at, entries, at + 1, tail - at);
+      System.arraycopy(nodes, at, nodes, at + 1, tail - at);
       tail++;
     }
     offsets[at] = e.offset();
     entries[at] = e;
+    nodes[at] = node;
     live++;
   }
 
@@ -387,6 +396,7 @@ final class PendingLog {
       int capacity = Math.max(MIN_CAPACITY, offsets.length * 2);
       offsets = Arrays.copyOf(offsets, capacity);
       entries = Arrays.copyOf(entries, capacity);
+      nodes = Arrays.copyOf(nodes, capacity);
     }
   }
 
@@ -397,10 +407,12 @@ final class PendingLog {
       if (entries[i] != null) {
         offsets[n] = offsets[i];
         entries[n] = entries[i];
+        nodes[n] = nodes[i];
         n++;
       }
     }
     Arrays.fill(entries, n, tail, null);
+    Arrays.fill(nodes, n, tail, null);
     head = 0;
     tail = n;
   }
