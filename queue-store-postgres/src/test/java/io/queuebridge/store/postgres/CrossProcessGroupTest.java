@@ -26,10 +26,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Competing consumers of one queue-mode group in two "processes" sharing one database: two
@@ -44,19 +43,7 @@ class CrossProcessGroupTest {
   private static final String GROUP = "g";
   private static final int MESSAGES = 400;
 
-  private static PostgresTestDatabase database;
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
 
   @Test
   void competingConsumersOnTwoStoragesAckEveryMessageExactlyOnce() throws Exception {

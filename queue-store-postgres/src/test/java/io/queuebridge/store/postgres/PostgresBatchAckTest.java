@@ -17,9 +17,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The one-statement batch paths of the postgres group store ({@code claimPending}, {@code
@@ -29,19 +28,7 @@ import org.junit.jupiter.api.Test;
 class PostgresBatchAckTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
-  private static PostgresTestDatabase database;
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
 
   private static PendingEntry entry(long offset, String holder, int count) {
     return new PendingEntry(offset, holder, T0, count, T0, T0.plusSeconds(30), "");

@@ -20,10 +20,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Delayed delivery on the postgres store (BEHAVIOUR Q-DELAY), on an injected clock: a message
@@ -34,19 +33,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class PostgresDelayTest {
-  private static PostgresTestDatabase database;
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
 
   private static List<String> claim(GroupCoordinator g, String member, int n) {
     List<String> out = new ArrayList<>();

@@ -6,8 +6,7 @@ import io.queuebridge.core.store.contract.HostileInputContractTest;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The hostile-input table against PostgreSQL: one database for the class, one schema per case (per
@@ -15,20 +14,8 @@ import org.junit.jupiter.api.BeforeAll;
  * server can be had ({@link PostgresTestDatabase}).
  */
 class PostgresHostileInputTest extends HostileInputContractTest {
-  private static PostgresTestDatabase database;
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
   private static final Map<Path, String> SCHEMAS = new HashMap<>();
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
 
   @Override
   protected Storage openStorage(Path storeDir) {

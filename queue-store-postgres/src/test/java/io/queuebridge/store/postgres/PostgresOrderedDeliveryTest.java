@@ -27,10 +27,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Per-key order on the postgres store across processes (BEHAVIOUR Q-ORDER): two storages (two
@@ -40,19 +39,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class PostgresOrderedDeliveryTest {
-  private static PostgresTestDatabase database;
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
 
   private static PublishRequest keyed(String key, String value) {
     return PublishRequest.builder("jobs")

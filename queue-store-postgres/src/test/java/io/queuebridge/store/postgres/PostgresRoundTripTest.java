@@ -26,11 +26,10 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Round trips to the server of the hot paths, counted on the wire: every {@code Sync} message the
@@ -42,7 +41,7 @@ class PostgresRoundTripTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   private static final Logger WIRE = Logger.getLogger("org.postgresql.core.v3.QueryExecutorImpl");
 
-  private static PostgresTestDatabase database;
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
   private Storage storage;
   private Level wireLevel;
   private boolean wireParents;
@@ -67,18 +66,6 @@ class PostgresRoundTripTest {
 
     @Override
     public void close() {}
-  }
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
   }
 
   @BeforeEach

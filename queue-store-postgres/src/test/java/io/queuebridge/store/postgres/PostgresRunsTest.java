@@ -26,12 +26,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Rows of several messages (schema version 5): how a batch is laid out in {@code messages}, and
@@ -45,21 +44,9 @@ import org.junit.jupiter.api.Timeout;
 class PostgresRunsTest {
   private static final Instant T0 = Instant.parse("2024-05-01T12:00:00Z");
 
-  private static PostgresTestDatabase database;
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
   private final List<Storage> opened = new ArrayList<>();
   private String schema;
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
 
   @AfterEach
   void closeStorages() {

@@ -30,13 +30,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the postgres store promises beyond the contract kit: schema versioning and concurrent
@@ -48,22 +47,10 @@ import org.junit.jupiter.api.Timeout;
 class PostgresStorageTest {
   private static final Instant T0 = Instant.parse("2024-05-01T12:00:00Z");
 
-  private static PostgresTestDatabase database;
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
   private final List<Storage> opened = new ArrayList<>();
   private ExecutorService executor;
   private String schema;
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
 
   @BeforeEach
   void setUp(TestInfo test) {

@@ -7,8 +7,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The whole store contract kit against PostgreSQL: one fresh database for the class, one schema per
@@ -16,20 +15,8 @@ import org.junit.jupiter.api.BeforeAll;
  * Storage, open a new one with its own pool) finds the same schema again.
  */
 class PostgresStoreContractTest extends StoreContractTest {
-  private static PostgresTestDatabase database;
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
   private static final Map<Path, String> SCHEMAS = new HashMap<>();
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
 
   @Override
   protected Storage openStorage(Path dir) {

@@ -13,30 +13,17 @@ import io.queuebridge.core.store.Storage;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Configuration validation, identity and secrecy of the {@code postgres} provider. */
 class PostgresStoreProviderTest {
   private static final String SECRET = "S3cret-Value-That-Must-Not-Leak";
   private static final String URL = "jdbc:postgresql://db.example:5432/app";
 
-  private static PostgresTestDatabase database;
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
 
   private final QueueStoreProvider provider = new PostgresStoreProvider();
-
-  @BeforeAll
-  static void createDatabase() {
-    database = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropDatabase() {
-    if (database != null) {
-      database.close();
-    }
-  }
 
   private static Map<String, String> valid() {
     Map<String, String> c = new HashMap<>();

@@ -16,6 +16,9 @@ import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A fresh PostgreSQL database for one test class, on the test server.
@@ -29,29 +32,24 @@ import org.junit.jupiter.api.Assumptions;
  * with a visible assumption message — or fails when the environment variable {@code CI} is {@code
  * true}.
  *
- * <p><b>Use.</b> {@code PostgresTestDatabase db = PostgresTestDatabase.create()} in a
- * {@code @BeforeAll}, {@link #config()} (or {@link #config(String)} for another schema) as the
- * provider configuration, {@link #close()} in {@code @AfterAll} (drops the database). The role
- * needs {@code CREATEDB}. Thread-safe.
+ * <p><b>Use.</b> One database for a test class: {@code @RegisterExtension static final
+ * PostgresTestDatabase database = PostgresTestDatabase.perClass();} creates it before the class's
+ * {@code @BeforeAll} methods and drops it after its {@code @AfterAll} ones. Or by hand: {@code
+ * PostgresTestDatabase db = PostgresTestDatabase.create()}, then {@link #close()} (drops the
+ * database). {@link #config()} (or {@link #config(String)} for another schema) is the provider
+ * configuration. The role needs {@code CREATEDB}. Thread-safe.
  */
-public final class PostgresTestDatabase implements AutoCloseable {
+public final class PostgresTestDatabase
+    implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
   private static final Object SERVER_LOCK = new Object();
   private static String[] server; // url, user, password; guarded by SERVER_LOCK
 
-  private final String adminUrl;
-  private final String url;
-  private final String name;
-  private final String user;
-  private final String password;
+  /** A created database: the server's URL, this database's URL and name, the role. */
+  private record Created(String adminUrl, String url, String name, String user, String password) {}
 
-  private PostgresTestDatabase(
-      String adminUrl, String url, String name, String user, String password) {
-    this.adminUrl = adminUrl;
-    this.url = url;
-    this.name = name;
-    this.user = user;
-    this.password = password;
-  }
+  private volatile Created created; // null until created, and again once dropped
+
+  private PostgresTestDatabase() {}
 
   /**
    * Creates a new, empty database {@code qb_<random>} on the test server.
@@ -60,6 +58,34 @@ public final class PostgresTestDatabase implements AutoCloseable {
    *     {@code true})
    */
   public static PostgresTestDatabase create() {
+    PostgresTestDatabase db = new PostgresTestDatabase();
+    db.created = createDatabase();
+    return db;
+  }
+
+  /**
+   * A database for one test class, as an extension ({@code @RegisterExtension} on a static field):
+   * created before the class's {@code @BeforeAll} methods, dropped after its {@code @AfterAll}
+   * ones. Without a server the class is aborted, as {@link #create()} says.
+   */
+  public static PostgresTestDatabase perClass() {
+    return new PostgresTestDatabase();
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    if (created != null) {
+      throw new IllegalStateException("test database " + created.name() + " exists already");
+    }
+    created = createDatabase();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) {
+    close();
+  }
+
+  private static Created createDatabase() {
     String[] s = server();
     String name = "qb_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     try (Connection c = connect(s[0], s[1], s[2]);
@@ -68,25 +94,34 @@ public final class PostgresTestDatabase implements AutoCloseable {
     } catch (SQLException e) {
       unavailable("cannot create a test database on " + s[0] + ": " + e.getMessage());
     }
-    return new PostgresTestDatabase(s[0], withDatabase(s[0], name), name, s[1], s[2]);
+    return new Created(s[0], withDatabase(s[0], name), name, s[1], s[2]);
+  }
+
+  private Created created() {
+    Created c = created;
+    if (c == null) {
+      throw new IllegalStateException(
+          "no test database: not created yet (perClass() creates it before @BeforeAll) or dropped");
+    }
+    return c;
   }
 
   /** The JDBC URL of this database. */
   public String url() {
-    return url;
+    return created().url();
   }
 
   public String user() {
-    return user;
+    return created().user();
   }
 
   public String password() {
-    return password;
+    return created().password();
   }
 
   /** The database's name. */
   public String name() {
-    return name;
+    return created().name();
   }
 
   /** The provider configuration for this database and the default schema. */
@@ -96,32 +131,43 @@ public final class PostgresTestDatabase implements AutoCloseable {
 
   /** The provider configuration for this database and {@code schema}; a mutable copy. */
   public Map<String, String> config(String schema) {
+    Created d = created();
     Map<String, String> c = new LinkedHashMap<>();
-    c.put("url", url);
-    c.put("user", user);
-    c.put("password", password);
+    c.put("url", d.url());
+    c.put("user", d.user());
+    c.put("password", d.password());
     c.put("schema", schema);
     return c;
   }
 
   /** A new plain JDBC connection to this database (autocommit); the caller closes it. */
   public Connection connect() throws SQLException {
-    return connect(url, user, password);
+    Created d = created();
+    return connect(d.url(), d.user(), d.password());
   }
 
   /**
    * Drops the database, disconnecting whoever is still connected. An autovacuum worker of the
    * server busy in the database is a session the test role may not terminate ({@code FORCE} then
    * fails with SQLSTATE 42501); it is done within moments, so the drop is tried again for up to 10
-   * seconds.
+   * seconds. Does nothing when there is no database (never created, or dropped already).
    */
   @Override
   public void close() {
+    Created d = created;
+    if (d == null) {
+      return;
+    }
+    String adminUrl = d.adminUrl();
+    String user = d.user();
+    String password = d.password();
+    String name = d.name();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (true) {
       try (Connection c = connect(adminUrl, user, password);
           Statement st = c.createStatement()) {
         st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        created = null;
         return;
       } catch (SQLException e) {
         if (!"42501".equals(e.getSQLState()) || System.nanoTime() > deadline) {
