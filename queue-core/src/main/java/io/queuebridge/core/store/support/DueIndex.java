@@ -104,14 +104,8 @@ final class DueIndex {
     }
   }
 
-  /** Forgets everything. */
+  /** Forgets everything (the log drops its nodes with it). */
   void clear() {
-    for (Node n : run) {
-      n.dead = true;
-    }
-    for (Node n : rest) {
-      n.dead = true;
-    }
     run.clear();
     rest.clear();
     liveInRun = 0;
