@@ -7,7 +7,6 @@ import io.queuebridge.core.store.support.DedupIndex;
 import io.queuebridge.core.store.support.QueueLog;
 import io.queuebridge.core.store.support.StoreChecks;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -230,19 +229,19 @@ final class SegmentedLog implements QueueLog {
 
   private void saveDedupIdsBelow(long minOffset, Duration window) {
     long head = head();
-    long tail = tail();
-    if (minOffset <= head && !Files.exists(DedupSnapshot.file(segments.dir))) {
-      return; // removes nothing, and nothing saved to keep
+    if (minOffset <= head) {
+      return; // removes nothing: the ids below the head are saved already
     }
     if (!dedup.loaded()) {
       // No deduplicated append since the open: no window start from the manager yet. The newest
       // message's creation minus the window is no later than any start a later append uses.
+      long tail = tail();
       Instant newest = tail > head ? read(tail - 1).createdAt() : null;
       Duration keep = window.compareTo(Duration.ZERO) > 0 ? window : QueueConfig.MAX_DEDUP_WINDOW;
       dedup.ensureLoaded(newest == null ? Instant.MIN : newest.minus(keep));
     }
     try {
-      DedupSnapshot.write(env.io(), segments.dir, dedup.rememberedBelow(minOffset));
+      DedupSnapshot.save(env.io(), segments.dir, head, minOffset, dedup::rememberedBetween);
     } catch (IOException e) {
       throw new QueueStoreException(
           segments.queue,

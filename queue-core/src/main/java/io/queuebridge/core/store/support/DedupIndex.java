@@ -105,11 +105,20 @@ public final class DedupIndex {
    * The remembered ids whose message lies below {@code offset} (stored appends only, not the ones
    * under way), in the index's order: what a store saves before truncating to {@code offset}.
    */
-  public synchronized List<Remembered> rememberedBelow(long offset) {
+  public List<Remembered> rememberedBelow(long offset) {
+    return rememberedBetween(Long.MIN_VALUE, offset);
+  }
+
+  /**
+   * The remembered ids whose message lies at or above {@code from} and below {@code to} (stored
+   * appends only), in the index's order: what a store saves of the messages a truncation from
+   * {@code from} to {@code to} removes.
+   */
+  public synchronized List<Remembered> rememberedBetween(long from, long to) {
     List<Remembered> out = new java.util.ArrayList<>();
     for (Map.Entry<String, Entry> e : byId.entrySet()) {
       long at = e.getValue().offset;
-      if (at != PENDING && at < offset) {
+      if (at != PENDING && at >= from && at < to) {
         out.add(new Remembered(e.getKey(), at, e.getValue().createdAt));
       }
     }
