@@ -23,31 +23,30 @@ import java.util.List;
  * atomically:
  *
  * <ul>
- *   <li>{@code queue.dedup}, the base: the remembered ids below the head of the truncation that
- *       last compacted;
- *   <li>{@code queue.dedup.<from>}, a chunk per later truncation: only the ids of the messages it
- *       removed, from offset {@code from} (the head it started at).
+ *   <li>{@code queue.dedup}, the base: the oldest ids;
+ *   <li>{@code queue.dedup.<from>}, a chunk: the ids of messages from offset {@code from} (the head
+ *       the truncation that wrote it started at) up to the next file's.
  * </ul>
  *
- * <p>Why chunks: a truncation then writes what it removes, not the whole window's ids (a 5-minute
- * window at 10,000 deduplicated messages a second is 3 million ids, over 100 MB, at every retention
- * pass). Once {@value #MAX_CHUNKS} chunks exist, the next truncation merges them into one, or, when
- * they hold as many bytes as the base, writes a new base (the ids the window still remembers) and
- * deletes them: a truncation costs about what it removes, the files stay bounded by the window's
- * ids and their count by {@value #MAX_CHUNKS}.
+ * <p><b>Why chunks</b>: a truncation writes the ids of what it removes as a chunk of its own, not
+ * the whole window's ids again (a 5-minute window at 10,000 deduplicated messages a second is 3
+ * million ids, over 100 MB, at every retention pass). Then, newest first, a chunk at least as large
+ * as the file before it is merged with it into one file (the ids the queue's index still remembers
+ * from the older one's start; into the base when the older one is the oldest), as a binary counter
+ * carries: the files, ordered by offset, shrink from the oldest to the newest, so there are at most
+ * about log2(ids / smallest chunk) of them, each id is rewritten about as many times over its
+ * window, and an id the window dropped leaves the files at the next merge of its file, once as many
+ * bytes came after it: the files stay bounded by about twice the window's ids.
  *
  * <p><b>Reading</b> takes every file and orders the ids by offset, so a later store of an id (after
  * its window) wins whatever file holds it. Crash safety follows: a chunk made durable before its
- * truncation ran repeats ids the log still holds, and chunks a merge or compaction did not get to
- * delete repeat ids (or hold older stores of them) that the file written in their place has; either
- * way reading gives the same answer. Stores written before chunks existed have a base only, read as
- * before.
+ * truncation ran repeats ids the log still holds, and a chunk a merge did not get to delete repeats
+ * ids (or holds older stores of them) that the merged file has; either way reading gives the same
+ * answer, and the next merge replaces it. Stores written before chunks existed have a base only,
+ * read as before; a release before them reads the base alone.
  */
 final class DedupSnapshot {
   static final String FILE = "queue.dedup";
-
-  /** Chunks kept before a truncation compacts them into a new base. */
-  static final int MAX_CHUNKS = 16;
 
   private static final String CHUNK_PREFIX = FILE + ".";
 
@@ -126,42 +125,48 @@ final class DedupSnapshot {
 
   /**
    * Saves, durably, the ids of the messages a truncation from offset {@code from} to {@code to}
-   * removes, before it removes them: as a chunk of their own (none when they have no ids). When
-   * {@value #MAX_CHUNKS} chunks exist already, it writes instead either one chunk in their place
-   * (the ids from the lowest chunk's start to {@code to}), or, once the chunks have grown as large
-   * as the base, a new base (every id below {@code to}), and then deletes the chunks it replaced.
-   * So every id is rewritten a few times over its window, not at every truncation.
+   * removes, before it removes them: as a chunk of their own (none when they have no ids); then
+   * merges, newest first, every file at least as large as the one before it into that one (see the
+   * class comment), deleting the files a merge replaced.
    */
   static void save(StoreIo io, Path dir, long from, long to, Ids ids) throws IOException {
-    List<Path> chunks = chunks(dir);
-    if (chunks.size() < MAX_CHUNKS) {
-      List<Remembered> removed = ids.between(from, to);
-      if (!removed.isEmpty()) {
-        Blobs.writeAtomically(io, chunk(dir, from), encode(removed));
-      }
+    List<Remembered> removed = ids.between(from, to);
+    if (removed.isEmpty()) {
       return;
     }
-    long chunkBytes = 0;
-    long lowest = from;
-    for (Path c : chunks) {
-      chunkBytes += Files.size(c);
-      lowest = Math.min(lowest, chunkStart(c));
-    }
+    Blobs.writeAtomically(io, chunk(dir, from), encode(removed));
+    List<Path> files = new ArrayList<>(chunks(dir));
+    files.sort(Comparator.comparingLong(DedupSnapshot::chunkStart));
     Path base = file(dir);
-    Path kept;
-    if (chunkBytes >= (Files.exists(base) ? Files.size(base) : 0)) {
-      Blobs.writeAtomically(io, base, encode(ids.between(Long.MIN_VALUE, to)));
-      kept = base;
-    } else {
-      kept = chunk(dir, lowest);
-      Blobs.writeAtomically(io, kept, encode(ids.between(lowest, to)));
+    if (Files.exists(base)) {
+      files.add(0, base);
     }
-    for (Path c : chunks) {
-      if (!c.equals(kept)) {
-        Files.deleteIfExists(c);
+    List<Long> sizes = new ArrayList<>();
+    for (Path f : files) {
+      sizes.add(Files.size(f));
+    }
+    boolean merged = false;
+    for (int n = files.size(); n >= 2 && sizes.get(n - 1) >= sizes.get(n - 2); n--) {
+      Path older = files.get(n - 2);
+      Path newer = files.get(n - 1);
+      boolean oldest = n == 2;
+      Path into = oldest ? base : older;
+      byte[] content = encode(ids.between(oldest ? Long.MIN_VALUE : chunkStart(older), to));
+      Blobs.writeAtomically(io, into, content);
+      for (Path replaced : new Path[] {older, newer}) {
+        if (!replaced.equals(into)) {
+          Files.deleteIfExists(replaced);
+        }
       }
+      files.set(n - 2, into);
+      sizes.set(n - 2, (long) content.length);
+      files.remove(n - 1);
+      sizes.remove(n - 1);
+      merged = true;
     }
-    io.syncDirectory(dir);
+    if (merged) {
+      io.syncDirectory(dir);
+    }
   }
 
   private static long chunkStart(Path chunk) {

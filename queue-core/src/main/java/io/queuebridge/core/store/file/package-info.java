@@ -25,8 +25,10 @@
  *       Blobs}.
  *   <li>Logical head ({@code queue.head}): where an exact truncation put the head inside a segment,
  *       {@code LogHead}; absent in stores written before it existed, which open as before.
- *   <li>Deduplication ids of truncated messages ({@code queue.dedup}): {@code DedupSnapshot};
- *       absent until a truncation of a queue that deduplicates.
+ *   <li>Deduplication ids of truncated messages ({@code queue.dedup}, the base, and {@code
+ *       queue.dedup.<from>}, one chunk per later truncation with only the ids it removed, merged as
+ *       a binary counter carries): {@code DedupSnapshot}; absent until a truncation of a queue that
+ *       deduplicates.
  *   <li>Verified sealed segments ({@code queue.verified}): {@code VerifiedSegments}; absent until
  *       an open verified one, and a hint only (missing or damaged = verify again).
  *   <li>Queue configuration ({@code queue.cfg}): JSON written by {@link

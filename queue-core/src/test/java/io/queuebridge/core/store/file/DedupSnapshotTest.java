@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The saved deduplication ids of truncated messages (BEHAVIOUR Q-DEDUP, {@link DedupSnapshot}): a
- * truncation writes only the ids it removes, the files stay bounded, and reading them gives the
- * same answer whatever a crash left between a compaction's new base and its deleted chunks.
+ * truncation writes only the ids it removes, merges keep the files few and bounded, and reading
+ * them gives the same answer whatever a crash left between a merge and its deleted chunks.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class DedupSnapshotTest {
@@ -116,17 +116,30 @@ class DedupSnapshotTest {
     assertThat(Files.exists(DedupSnapshot.file(queueDir()))).isFalse();
   }
 
+  /** The base and the chunks, as {@code save} keeps them. */
+  private List<Path> files() throws Exception {
+    List<Path> out = new java.util.ArrayList<>(DedupSnapshot.chunks(queueDir()));
+    if (Files.exists(DedupSnapshot.file(queueDir()))) {
+      out.add(DedupSnapshot.file(queueDir()));
+    }
+    return out;
+  }
+
+  /** At most about log2(ids) files: each merge at least doubles what a file holds. */
+  private static int bound(int ids) {
+    return 2 + (32 - Integer.numberOfLeadingZeros(ids));
+  }
+
   @Test
-  void manyTruncationsCompactIntoABaseAndEveryIdIsStillRefusedAfterAReopen() throws Exception {
+  void manyTruncationsMergeIntoFewFilesAndEveryIdIsStillRefusedAfterAReopen() throws Exception {
     DurableQueueStore q = open();
-    int truncations = 3 * DedupSnapshot.MAX_CHUNKS + 5;
+    int truncations = 200;
     for (int t = 0; t < truncations; t++) {
       append(q, "id-" + t, T0.plusMillis(t));
       q.truncate(Q, q.tail(Q));
-      assertThat(DedupSnapshot.chunks(queueDir()))
-          .hasSizeLessThanOrEqualTo(DedupSnapshot.MAX_CHUNKS);
+      assertThat(files()).as("after %d truncations", t + 1).hasSizeLessThanOrEqualTo(bound(t + 1));
     }
-    assertThat(Files.exists(DedupSnapshot.file(queueDir()))).as("compacted").isTrue();
+    assertThat(Files.exists(DedupSnapshot.file(queueDir()))).as("merged into the base").isTrue();
     assertThat(saved()).extracting(Remembered::offset).doesNotHaveDuplicates().hasSize(truncations);
 
     q = reopen();
@@ -138,74 +151,69 @@ class DedupSnapshotTest {
   }
 
   @Test
-  void chunksSmallerThanTheBaseAreMergedIntoOneAndTheBaseIsLeftAsItIs() throws Exception {
+  void smallChunksAreMergedAmongThemselvesAndALargerOlderFileIsLeftAsItIs() throws Exception {
     DurableQueueStore q = open();
     for (int i = 0; i < 200; i++) {
       append(q, "first-" + i, T0);
     }
-    q.truncate(Q, q.tail(Q));
-    for (int t = 0; t <= DedupSnapshot.MAX_CHUNKS; t++) {
-      append(q, "id-" + t, T0); // one id per truncation
-      q.truncate(Q, q.tail(Q));
-    }
-    // 200 ids in the first chunk and one in each later one: at the limit, all of them became the
-    // base (the chunks held more bytes than the base, which did not exist)
-    assertThat(Files.exists(DedupSnapshot.file(queueDir()))).isTrue();
-    assertThat(DedupSnapshot.readFile(Q, DedupSnapshot.file(queueDir())))
-        .hasSize(200 + DedupSnapshot.MAX_CHUNKS);
-    long baseBytes = Files.size(DedupSnapshot.file(queueDir()));
-    for (int t = 0; t < 2 * DedupSnapshot.MAX_CHUNKS; t++) {
+    q.truncate(Q, q.tail(Q)); // one chunk of 200 ids
+    Path first = DedupSnapshot.chunk(queueDir(), 0);
+    long firstBytes = Files.size(first);
+    int later = 64; // one id each: 64 together are still smaller than the first chunk
+    for (int t = 0; t < later; t++) {
       append(q, "more-" + t, T0);
       q.truncate(Q, q.tail(Q));
-      assertThat(DedupSnapshot.chunks(queueDir()))
-          .hasSizeLessThanOrEqualTo(DedupSnapshot.MAX_CHUNKS);
+      assertThat(files()).hasSizeLessThanOrEqualTo(1 + bound(t + 1));
     }
-    assertThat(Files.size(DedupSnapshot.file(queueDir())))
-        .as("small chunks are merged among themselves, the base is not rewritten")
-        .isEqualTo(baseBytes);
-    assertThat(saved()).extracting(Remembered::offset).doesNotHaveDuplicates();
+    assertThat(Files.size(first))
+        .as("the small chunks are merged among themselves, the large one is not rewritten")
+        .isEqualTo(firstBytes);
+    assertThat(files()).as("64 one-id truncations merged into one chunk").hasSize(2);
+    assertThat(saved()).extracting(Remembered::offset).doesNotHaveDuplicates().hasSize(200 + later);
 
     q = reopen();
     long stored = q.tail(Q);
     for (int i = 0; i < 200; i++) {
       assertThat(append(q, "first-" + i, T0.plusSeconds(1))).isEqualTo(AppendResult.duplicateOf(i));
     }
-    for (int t = 0; t < 2 * DedupSnapshot.MAX_CHUNKS; t++) {
+    for (int t = 0; t < later; t++) {
       assertThat(append(q, "more-" + t, T0.plusSeconds(1)).duplicate()).as("more-" + t).isTrue();
     }
     assertThat(q.tail(Q)).as("nothing stored").isEqualTo(stored);
   }
 
   @Test
-  void aCompactionDropsTheIdsTheWindowNoLongerHolds() throws Exception {
+  void aMergeDropsTheIdsTheWindowNoLongerHolds() throws Exception {
     DurableQueueStore q = open();
     append(q, "old", T0);
     q.truncate(Q, 1);
     Instant late = T0.plus(WINDOW).plusSeconds(1); // "old" has left the window
-    for (int t = 0; t < DedupSnapshot.MAX_CHUNKS + 1; t++) {
+    for (int t = 0; t < 4; t++) {
       append(q, "new-" + t, late);
       q.truncate(Q, q.tail(Q));
     }
     assertThat(Files.exists(DedupSnapshot.file(queueDir()))).isTrue();
-    assertThat(saved()).extracting(Remembered::id).doesNotContain("old");
+    assertThat(saved()).extracting(Remembered::id).doesNotContain("old").hasSize(4);
   }
 
   @Test
-  void chunksACrashLeftBesideANewBaseDoNotHideALaterStoreOfTheirIds() throws Exception {
+  void aChunkACrashLeftBesideTheFileItWasMergedIntoDoesNotHideALaterStoreOfItsIds()
+      throws Exception {
     DurableQueueStore q = open();
     append(q, "x", T0); // offset 0
     q.truncate(Q, 1);
     Path stale = tmp.resolve("stale-chunk");
     Files.copy(DedupSnapshot.chunk(queueDir(), 0), stale);
-    // "x" leaves its window and is stored anew; then enough truncations to compact
+    // "x" leaves its window and is stored anew; then truncations that merge it into the base
     Instant late = T0.plus(WINDOW).plusSeconds(1);
     assertThat(append(q, "x", late)).isEqualTo(AppendResult.stored(1));
-    for (int t = 0; t < DedupSnapshot.MAX_CHUNKS + 1; t++) {
+    for (int t = 0; t < 4; t++) {
       append(q, "y-" + t, late);
       q.truncate(Q, q.tail(Q));
     }
     assertThat(Files.exists(DedupSnapshot.file(queueDir()))).isTrue();
-    // a crash after the new base, before the chunks were deleted: the old chunk is back
+    assertThat(DedupSnapshot.chunks(queueDir())).doesNotContain(DedupSnapshot.chunk(queueDir(), 0));
+    // a crash after the merge, before the chunk was deleted: the old chunk is back
     Files.copy(stale, DedupSnapshot.chunk(queueDir(), 0), StandardCopyOption.REPLACE_EXISTING);
 
     q = reopen();
@@ -230,9 +238,7 @@ class DedupSnapshotTest {
     for (int i = 0; i < 4; i++) {
       assertThat(append(q, "id-" + i, T0.plusSeconds(1))).isEqualTo(AppendResult.duplicateOf(i));
     }
-    q.truncate(Q, 4); // from head 2 again: replaces the chunk the crash left
-    assertThat(DedupSnapshot.readFile(Q, DedupSnapshot.chunk(queueDir(), 2)))
-        .extracting(Remembered::id)
-        .containsExactly("id-2", "id-3");
+    q.truncate(Q, 4); // from head 2 again: replaces the chunk the crash left, then merges
+    assertThat(saved()).extracting(Remembered::id).containsExactly("id-0", "id-1", "id-2", "id-3");
   }
 }
