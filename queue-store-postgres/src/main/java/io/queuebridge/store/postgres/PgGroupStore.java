@@ -2,6 +2,7 @@ package io.queuebridge.store.postgres;
 
 import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.config.Names;
+import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.ConsumerGroupExistsException;
 import io.queuebridge.core.errors.GroupNotFoundException;
 import io.queuebridge.core.errors.PendingEntryNotFoundException;
@@ -373,10 +374,11 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   /**
-   * One statement: the group's row, one aggregate over its pending rows (none is read; blocked
-   * entries are the scheduled ones visible {@link PendingEntry#NEVER}) and its members, one row per
-   * member (one row with null member columns when there is none). A single statement reads one
-   * snapshot, so it needs no transaction of its own.
+   * One statement: the queue's configuration, the group's row, one aggregate over its pending rows
+   * (none is read; blocked entries are the scheduled ones visible {@link PendingEntry#NEVER}) and
+   * its members, one row per member (one row with null member columns when there is none). A single
+   * statement reads one snapshot, so it needs no transaction of its own; a claim takes the
+   * configuration from it instead of a {@code getQueue} of its own.
    */
   @Override
   public GroupOverview overview(String queue, String groupId) {
@@ -387,28 +389,33 @@ final class PgGroupStore implements ConsumerGroupStore {
         Db.Mode.READ,
         "SELECT g.pattern, g.mode, g.auto_commit, g.cur, g.committed, g.created_s, g.created_n,"
             + " g.updated_s, g.updated_n, p.n, p.waiting, p.highest, p.blocked, m.consumer_id,"
-            + " m.client_id, m.registered_s, m.registered_n, m.heartbeat_s, m.heartbeat_n FROM "
+            + " m.client_id, m.registered_s, m.registered_n, m.heartbeat_s, m.heartbeat_n,"
+            + " q.config, g.group_id FROM "
             + s
-            + ".queues q JOIN "
+            + ".queues q LEFT JOIN "
             + s
-            + ".groups g ON g.queue_id = q.id CROSS JOIN LATERAL (SELECT count(*) AS n,"
-            + " count(*) FILTER (WHERE consumer_id = '') AS waiting, max(off) AS highest,"
-            + " count(*) FILTER (WHERE consumer_id = '' AND (visible_s, visible_n) = "
+            + ".groups g ON g.queue_id = q.id AND g.group_id = ? LEFT JOIN LATERAL (SELECT"
+            + " count(*) AS n, count(*) FILTER (WHERE consumer_id = '') AS waiting, max(off) AS"
+            + " highest, count(*) FILTER (WHERE consumer_id = '' AND (visible_s, visible_n) = "
             + NEVER_VISIBLE
             + ") AS blocked FROM "
             + s
-            + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id) p LEFT JOIN "
+            + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id) p ON true LEFT JOIN "
             + s
             + ".consumers m ON m.queue_id = g.queue_id AND m.group_id = g.group_id"
-            + " WHERE q.name = ? AND g.group_id = ?",
+            + " WHERE q.name = ?",
         p -> {
           checkGroupName(queue, groupId);
-          p.setString(1, queue).setString(2, groupId);
+          p.setString(1, groupId).setString(2, queue);
         },
         rs -> {
           if (!rs.next()) {
+            throw new QueueNotFoundException(queue);
+          }
+          if (rs.getString(21) == null) {
             throw new GroupNotFoundException(queue, groupId);
           }
+          QueueConfig config = PgQueueStore.decodeConfig(description, queue, rs.getBytes(20));
           String pattern = rs.getString(1);
           GroupMode mode = GroupMode.valueOf(rs.getString(2));
           boolean autoCommit = rs.getBoolean(3);
@@ -443,7 +450,7 @@ final class PgGroupStore implements ConsumerGroupStore {
                   members,
                   created,
                   updated);
-          return new GroupOverview(g, pending, waiting, highest, blocked);
+          return new GroupOverview(g, pending, waiting, highest, blocked, config);
         });
   }
 

@@ -1160,6 +1160,11 @@ final class PgQueueStore implements DurableQueueStore {
   }
 
   private QueueConfig decodeConfig(String queue, byte[] json) {
+    return decodeConfig(description, queue, json);
+  }
+
+  /** A queue's configuration as its row holds it; {@code description} names the store. */
+  static QueueConfig decodeConfig(String description, String queue, byte[] json) {
     try {
       return QueueConfigCodec.fromJson(json);
     } catch (RuntimeException e) {

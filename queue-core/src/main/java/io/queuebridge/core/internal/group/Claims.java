@@ -81,10 +81,12 @@ final class Claims {
    */
   int claim(
       String queue, String group, String consumerId, int n, long start, List<GroupDelivery> out) {
-    QueueConfig config = queues.getQueue(queue);
     // The group without its pending entries: a claim's cost does not grow with the PEL (scheduled
     // messages can make it large, BEHAVIOUR Q-DELAY); stealing reads the due ones from the index.
+    // A store may read the queue's configuration with it (one query fewer on a database).
     GroupOverview overview = groups.overview(queue, group);
+    QueueConfig config =
+        overview.queueConfig() != null ? overview.queueConfig() : queues.getQueue(queue);
     ConsumerGroupState g = overview.group();
     GroupCoordinator.requireMode(g, GroupMode.QUEUE);
     Instant now = time.at(start);

@@ -1851,6 +1851,24 @@ public abstract class StoreContractTest {
     assertThat(o.group().committed()).isEqualTo(4);
     assertThatThrownBy(() -> groups().overview("q", "nope"))
         .isInstanceOf(GroupNotFoundException.class);
+    assertThatThrownBy(() -> groups().overview("nope", "g"))
+        .isInstanceOf(QueueNotFoundException.class);
+  }
+
+  @Test
+  void anOverviewThatCarriesTheQueuesConfigurationCarriesTheCurrentOne() {
+    QueueConfig created = QueueConfig.durable("q").maxDepth(10).build();
+    queues().createQueue(created);
+    groups().createGroup(group("q", "g"));
+    QueueConfig before = groups().overview("q", "g").queueConfig();
+    assertThat(before).as("none, or the queue's own").isIn(null, queues().getQueue("q"));
+    QueueConfig updated = QueueConfig.durable("q").maxDepth(20).build();
+    queues().updateQueue(updated);
+    QueueConfig after = groups().overview("q", "g").queueConfig();
+    assertThat(after).as("none, or the updated one").isIn(null, queues().getQueue("q"));
+    if (after != null) {
+      assertThat(after.maxDepth()).isEqualTo(20);
+    }
   }
 
   @Test
