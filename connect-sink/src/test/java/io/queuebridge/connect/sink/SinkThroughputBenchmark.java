@@ -45,9 +45,11 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 /**
  * Sink throughput harness (a benchmark, not a test): on one embedded broker + worker, the same
  * records are read by a raw {@link KafkaConsumer}, written to a file by Kafka's {@link
- * FileStreamSinkConnector}, and written into a {@code file}-store stream by the Queue Bridge sink
- * (fsync per batch) with 1 and with 4 tasks, and with 1 task and synchronous puts ({@code
- * queue.write.pipelined=false}). Prints a Markdown table per round and the medians.
+ * FileStreamSinkConnector}, dropped by a {@link NullSinkConnector} (the framework's ceiling: what
+ * the worker alone allows a sink with the same converters), and written into a {@code file}-store
+ * stream by the Queue Bridge sink (fsync per batch) with 1 and with 4 tasks, and with 1 task and
+ * synchronous puts ({@code queue.write.pipelined=false}). Prints a Markdown table per round and the
+ * medians.
  *
  * <pre>
  * mvn -B -ntp -Psink-bench -pl connect-sink -am process-test-classes \
@@ -71,15 +73,15 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  * write.
  *
  * <p><b>Method.</b> A warm-up round (not counted) comes first, then the timed rounds; within a
- * round the order of the raw consumer, the FileStream sink and the 1-task Queue Bridge sink
- * rotates, so none always runs first or right after another. Each reader has its own consumer group
- * and reads the whole topic from the start. A connector is timed in two ways from its consumer
- * group's committed offsets (polled every 20 ms; {@code offset.flush.interval.ms=250}): <em>end to
- * end</em> from its creation until every offset is committed (start-up included), and
- * <em>steady</em> from its first commit until its last (records committed in between / time), which
- * leaves out task start-up and the group join. The raw consumer is timed from its creation until it
- * has polled every record and committed. Ratios are taken within a round, then the median over the
- * rounds is reported.
+ * round the order of the raw consumer, the FileStream sink, the null sink and the 1-task Queue
+ * Bridge sink rotates, so none always runs first or right after another. Each reader has its own
+ * consumer group and reads the whole topic from the start. A connector is timed in two ways from
+ * its consumer group's committed offsets (polled every 20 ms; {@code
+ * offset.flush.interval.ms=250}): <em>end to end</em> from its creation until every offset is
+ * committed (start-up included), and <em>steady</em> from its first commit until its last (records
+ * committed in between / time), which leaves out task start-up and the group join. The raw consumer
+ * is timed from its creation until it has polled every record and committed. Ratios are taken
+ * within a round, then the median over the rounds is reported.
  *
  * <p><b>Outputs are deleted</b> once their reader is timed (the FileStream file, each store). On
  * this VM a writer that fills page-cache pages the guest has never touched pays several times the
@@ -114,6 +116,7 @@ public final class SinkThroughputBenchmark {
   private record Round(
       Rate consumer,
       Rate fileStream,
+      Rate nullSink,
       Rate bridge1,
       Rate bridge4,
       Rate bridge1Synchronous,
@@ -225,10 +228,12 @@ public final class SinkThroughputBenchmark {
         Rate consumer = null;
         Rate fileStream = null;
         Rate bridge1 = null;
-        for (int k = 0; k < 3; k++) {
-          switch ((round + k) % 3) {
+        Rate nullSink = null;
+        for (int k = 0; k < 4; k++) {
+          switch ((round + k) % 4) {
             case 0 -> consumer = rawConsumer(cluster, count, "bench-raw-" + round, maxPoll);
             case 1 -> fileStream = fileStreamSink(cluster, count, dir, round, maxPoll);
+            case 2 -> nullSink = nullSink(cluster, count, round, maxPoll);
             default -> bridge1 = bridgeSink(cluster, target, count, dir, 1, round, true, maxPoll);
           }
         }
@@ -239,7 +244,9 @@ public final class SinkThroughputBenchmark {
                 ? bridgeSink(cluster, Target.of("file"), count, dir, 1, round, true, maxPoll)
                 : null;
         Rate disk = rawWriteAndSync(dir.resolve("raw-" + round), count, size);
-        Round r = new Round(consumer, fileStream, bridge1, bridge4, synchronous, fileBridge1, disk);
+        Round r =
+            new Round(
+                consumer, fileStream, nullSink, bridge1, bridge4, synchronous, fileBridge1, disk);
         System.out.println(
             table(round == 0 ? "warm-up (not counted)" : "round " + round, r, target.type()));
         if (round > 0) {
@@ -258,6 +265,7 @@ public final class SinkThroughputBenchmark {
     out.append("| reader | rec/s end to end | rec/s steady |\n|---|---:|---:|\n");
     line(out, "raw KafkaConsumer", r.consumer);
     line(out, "FileStreamSinkConnector, 1 task", r.fileStream);
+    line(out, "null sink (drops every record; framework ceiling), 1 task", r.nullSink);
     line(out, "Queue Bridge sink, " + store + " store, 1 task", r.bridge1);
     line(out, "Queue Bridge sink, " + store + " store, 4 tasks", r.bridge4);
     line(
@@ -293,6 +301,8 @@ public final class SinkThroughputBenchmark {
             + " |\n|---|---:|---:|---:|---:|\n");
     summaryLine(out, "raw KafkaConsumer (reference)", rounds, Round::consumer);
     summaryLine(out, "FileStreamSinkConnector, 1 task (reference)", rounds, Round::fileStream);
+    summaryLine(
+        out, "null sink, 1 task (reference: the framework's ceiling)", rounds, Round::nullSink);
     summaryLine(out, "Queue Bridge sink, " + store + " store, 1 task", rounds, Round::bridge1);
     summaryLine(out, "Queue Bridge sink, " + store + " store, 4 tasks", rounds, Round::bridge4);
     summaryLine(
@@ -312,6 +322,17 @@ public final class SinkThroughputBenchmark {
     out.append(ratios(rounds, Round::fileStream));
     out.append("\nPer-round ratios (QB 1 task / raw consumer, end to end): ");
     out.append(ratios(rounds, Round::consumer));
+    out.append("\nPer-round ratios (QB 1 task / null sink, end to end): ");
+    out.append(ratios(rounds, Round::nullSink));
+    out.append("\nPer-round ratios (null sink / raw consumer, end to end): ");
+    out.append(ratios(rounds, Round::nullSink, Round::consumer));
+    out.append("\nMedian null sink / raw consumer: end to end ");
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%.2f×, steady %.2f×",
+            median(rounds, r -> r.nullSink.endToEnd / r.consumer.endToEnd),
+            median(rounds, r -> r.nullSink.steady / r.consumer.steady)));
     if (!rounds.isEmpty() && rounds.get(0).fileBridge1 != null) {
       out.append("\nPer-round ratios (QB 1 task / QB 1 task file store, end to end): ");
       out.append(ratios(rounds, Round::fileBridge1));
@@ -341,9 +362,17 @@ public final class SinkThroughputBenchmark {
   }
 
   private static String ratios(List<Round> rounds, java.util.function.Function<Round, Rate> of) {
+    return ratios(rounds, Round::bridge1, of);
+  }
+
+  /** {@code top / bottom} end to end, per round. */
+  private static String ratios(
+      List<Round> rounds,
+      java.util.function.Function<Round, Rate> top,
+      java.util.function.Function<Round, Rate> bottom) {
     List<String> out = new ArrayList<>();
     for (Round r : rounds) {
-      out.add(String.format(Locale.ROOT, "%.2f", r.bridge1.endToEnd / of.apply(r).endToEnd));
+      out.add(String.format(Locale.ROOT, "%.2f", top.apply(r).endToEnd / bottom.apply(r).endToEnd));
     }
     return String.join(", ", out);
   }
@@ -448,6 +477,19 @@ public final class SinkThroughputBenchmark {
     Rate rate = timeConnector(cluster, "bench-filestream-" + round, props, count);
     deleteOutput(out);
     return rate;
+  }
+
+  /**
+   * {@link NullSinkConnector}, 1 task, with the Queue Bridge sink's converters (bytes through):
+   * what the worker alone allows a sink.
+   */
+  private static Rate nullSink(
+      EmbeddedConnectCluster cluster, long count, int round, String maxPoll) throws Exception {
+    Map<String, String> props = SinkTestSupport.sinkProps(Path.of("unused"), "unused", TOPIC, 1);
+    props.keySet().removeIf(k -> k.startsWith("queue."));
+    props.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, NullSinkConnector.class.getName());
+    maxPoll(props, maxPoll);
+    return timeConnector(cluster, "bench-null-" + round, props, count);
   }
 
   private static Rate bridgeSink(

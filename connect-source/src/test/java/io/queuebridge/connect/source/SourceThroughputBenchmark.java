@@ -34,9 +34,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Throughput harness, not a test: the source connector reading a {@code file} stream, against
  * Kafka's {@code FileStreamSourceConnector} reading the same records from a file and a raw {@code
- * KafkaProducer} sending them, on one embedded broker and worker in the same run. Excluded from the
- * build (its name matches no test pattern, and it is tagged); run it with the command in
- * docs/perf/source.md.
+ * KafkaProducer} sending them, and a {@link NullSourceConnector} handing the worker the same values
+ * ready-made (the framework's ceiling for a source task), on one embedded broker and worker in the
+ * same run. Excluded from the build (its name matches no test pattern, and it is tagged); run it
+ * with the command in docs/perf/source.md.
  *
  * <p>Every variant writes {@link #RECORDS} values of {@link #VALUE_BYTES} bytes (no key, no
  * headers; {@code -Dbench.value.bytes}, default 200) into its own one-partition topic, with the
@@ -114,45 +115,59 @@ class SourceThroughputBenchmark {
       List<Double> queue = new ArrayList<>();
       List<Double> fileStream = new ArrayList<>();
       List<Double> raw = new ArrayList<>();
+      List<Double> none = new ArrayList<>();
       List<Double> vsFile = new ArrayList<>();
       List<Double> vsRaw = new ArrayList<>();
+      List<Double> vsNull = new ArrayList<>();
+      List<Double> nullVsRaw = new ArrayList<>();
       for (int round = 0; round <= ROUNDS; round++) {
         String label = round == 0 ? "warm-up" : "round " + round;
         // rotate the order so that no variant always runs first (or right after another)
         double q = 0;
         double f = 0;
         double r = 0;
-        for (int k = 0; k < 3; k++) {
-          switch ((round + k) % 3) {
+        double n = 0;
+        for (int k = 0; k < 4; k++) {
+          switch ((round + k) % 4) {
             case 0 -> q = queueSource(cluster, storeProps, "bench-" + round, "q-" + round);
             case 1 -> f = fileSource(cluster, file, "f-" + round);
+            case 2 -> n = nullSource(cluster, "n-" + round);
             default -> r = rawProducer(cluster, "r-" + round);
           }
         }
         System.out.printf(
             Locale.ROOT,
-            "%s: queue source %.0f rec/s, FileStreamSource %.0f rec/s, raw producer %.0f rec/s"
-                + " (queue/file %.2fx, queue/raw %.2fx)%n",
+            "%s: queue source %.0f rec/s, FileStreamSource %.0f rec/s, null source %.0f rec/s,"
+                + " raw producer %.0f rec/s (queue/file %.2fx, queue/raw %.2fx, queue/null %.2fx,"
+                + " null/raw %.2fx)%n",
             label,
             q,
             f,
+            n,
             r,
             q / f,
-            q / r);
+            q / r,
+            q / n,
+            n / r);
         if (round > 0) {
           queue.add(q);
           fileStream.add(f);
           raw.add(r);
+          none.add(n);
           vsFile.add(q / f);
           vsRaw.add(q / r);
+          vsNull.add(q / n);
+          nullVsRaw.add(n / r);
         }
       }
       System.out.printf(
           Locale.ROOT,
           "RESULT store=%s records=%d valueBytes=%d exactlyOnce=%b rounds=%d: median rates: queue"
               + " source %.0f rec/s,"
-              + " FileStreamSource %.0f rec/s, raw producer %.0f rec/s; median of the per-round"
-              + " ratios: queue/FileStreamSource = %.2fx, queue/raw producer = %.2fx%n",
+              + " FileStreamSource %.0f rec/s, null source %.0f rec/s, raw producer %.0f rec/s;"
+              + " median of the per-round ratios: queue/FileStreamSource = %.2fx, queue/raw"
+              + " producer = %.2fx, queue/null source = %.2fx, null source/raw producer ="
+              + " %.2fx%n",
           STORE,
           RECORDS,
           VALUE_BYTES,
@@ -160,17 +175,25 @@ class SourceThroughputBenchmark {
           ROUNDS,
           median(queue),
           median(fileStream),
+          median(none),
           median(raw),
           median(vsFile),
-          median(vsRaw));
+          median(vsRaw),
+          median(vsNull),
+          median(nullVsRaw));
     } finally {
       cluster.stop();
     }
   }
 
   private static String line(int i) {
+    return line(i, VALUE_BYTES);
+  }
+
+  /** The {@code i}-th record's value: {@code bytes} ASCII characters. */
+  static String line(int i, int bytes) {
     String head = String.format(Locale.ROOT, "line-%09d-", i);
-    char[] pad = new char[VALUE_BYTES - head.length()];
+    char[] pad = new char[bytes - head.length()];
     Arrays.fill(pad, (char) ('a' + i % 26));
     return head + new String(pad);
   }
@@ -228,6 +251,27 @@ class SourceThroughputBenchmark {
     props.put("batch.size", "2000");
     props.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, StringConverter.class.getName());
     props.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, StringConverter.class.getName());
+    cluster.configureConnector(topic, props);
+    double rate = awaitRate(cluster, topic);
+    cluster.deleteConnector(topic);
+    return rate;
+  }
+
+  /**
+   * {@link NullSourceConnector}: the same values, ready-made, through the worker with the queue
+   * source's converters and batch size; the framework's ceiling for a source task.
+   */
+  private static double nullSource(EmbeddedConnectCluster cluster, String topic) throws Exception {
+    cluster.kafka().createTopic(topic, 1);
+    Map<String, String> props = new HashMap<>();
+    props.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, NullSourceConnector.class.getName());
+    props.put(ConnectorConfig.TASKS_MAX_CONFIG, "1");
+    props.put(NullSourceConnector.TOPIC_CONFIG, topic);
+    props.put(NullSourceConnector.RECORDS_CONFIG, Integer.toString(RECORDS));
+    props.put(NullSourceConnector.VALUE_BYTES_CONFIG, Integer.toString(VALUE_BYTES));
+    props.put(NullSourceConnector.BATCH_CONFIG, "2000");
+    props.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
+    props.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
     cluster.configureConnector(topic, props);
     double rate = awaitRate(cluster, topic);
     cluster.deleteConnector(topic);
