@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.message.Header;
 import io.queuebridge.core.message.Message;
+import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.message.PublishRequest;
 import java.util.List;
 import java.util.Map;
@@ -96,5 +97,54 @@ class MessageBuilderSharingTest {
     Message replaced = two.toBuilder().properties(Map.of("r", "1")).build();
     assertHolds(replaced.properties(), replaced.headers(), List.of("r=1"));
     assertHolds(two.properties(), two.headers(), List.of("only=v", "next=w"));
+  }
+
+  @Test
+  void buildCopiesKeyAndValueAndBuildOwnedTakesTheArraysOver() {
+    byte[] key = {1};
+    byte[] value = {2};
+    PublishRequest copied = PublishRequest.builder("t").key(key).value(value).build();
+    PublishRequest owned = PublishRequest.builder("t").key(key).value(value).buildOwned();
+    key[0] = 7;
+    value[0] = 8;
+    assertThat(copied.asMessage().key()).containsExactly(1);
+    assertThat(copied.asMessage().value()).containsExactly(2);
+    assertThat(owned.asMessage().keyUnsafe()).as("the caller's array").isSameAs(key);
+    assertThat(owned.asMessage().valueUnsafe()).as("the caller's array").isSameAs(value);
+  }
+
+  @Test
+  void aRequestKnowsWhetherAPropertyNameIsReservedWhateverWayItWasSet() {
+    String reserved = MessageProperties.OFFSET;
+    assertThat(PublishRequest.builder("t").property("a", "1").build().hasReservedProperty())
+        .isFalse();
+    assertThat(
+            PublishRequest.builder("t")
+                .property("a", "1")
+                .property(reserved, "1")
+                .buildOwned()
+                .hasReservedProperty())
+        .isTrue();
+    assertThat(
+            PublishRequest.builder("t")
+                .properties(Map.of("a", "1", reserved, "2"))
+                .build()
+                .hasReservedProperty())
+        .isTrue();
+    assertThat(
+            PublishRequest.builder("t")
+                .property(reserved, "1")
+                .properties(Map.of("a", "1"))
+                .build()
+                .hasReservedProperty())
+        .as("replaced by properties without one")
+        .isFalse();
+    assertThat(
+            PublishRequest.builder("t")
+                .properties(Map.of("a", "1"))
+                .property(reserved, "2")
+                .build()
+                .hasReservedProperty())
+        .isTrue();
   }
 }

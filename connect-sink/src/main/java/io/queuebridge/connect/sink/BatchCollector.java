@@ -125,6 +125,8 @@ final class BatchCollector {
     List<QueueBatch> wanting = new ArrayList<>(1);
     List<QueueConfig> wantingConfigs = new ArrayList<>(1);
     TopicPartition tp = null;
+    String topic = null; // the topic of `targets`: records come in runs of one topic
+    List<QueueBatch> targets = null;
     for (SinkRecord record : records) {
       tp = samePartition(tp, record) ? tp : partitionOf(record);
       long offset = record.originalKafkaOffset();
@@ -133,9 +135,12 @@ final class BatchCollector {
         continue; // fetched before the rewind Connect is about to do
       }
       wanting.clear();
-      List<QueueBatch> targets =
-          targetsByTopic.computeIfAbsent(record.topic(), topic -> batchesFor(topic, into));
-      for (QueueBatch batch : targets) {
+      if (targets == null || !record.topic().equals(topic)) {
+        topic = record.topic();
+        targets = targetsByTopic.computeIfAbsent(topic, t -> batchesFor(t, into));
+      }
+      for (int i = 0; i < targets.size(); i++) {
+        QueueBatch batch = targets.get(i);
         if (batch.wants(tp, offset)) {
           wanting.add(batch);
         }
@@ -146,23 +151,26 @@ final class BatchCollector {
         into.capped = true;
         continue;
       }
-      into.first.putIfAbsent(tp, offset);
-      into.seen.put(tp, offset + 1);
+      if (into.seen.put(tp, offset + 1) == null) {
+        into.first.put(tp, offset); // the two maps change together: tp is new to both
+      }
       if (wanting.isEmpty()) {
         metrics.skipped();
         continue; // already in every target, or in none
       }
       try {
         wantingConfigs.clear();
-        for (QueueBatch batch : wanting) {
-          wantingConfigs.add(batch.config);
+        for (int i = 0; i < wanting.size(); i++) {
+          wantingConfigs.add(wanting.get(i).config);
         }
         PublishRequest request = mapper.toRequest(record, wantingConfigs);
-        for (QueueBatch batch : wanting) {
-          if (request.size() > batch.config.maxMessageSize()) {
+        long size = request.size();
+        for (int i = 0; i < wanting.size(); i++) {
+          QueueBatch batch = wanting.get(i);
+          if (size > batch.config.maxMessageSize()) {
             throw new DataException(
                 "record of "
-                    + request.size()
+                    + size
                     + " bytes (key + value + headers) exceeds the maximum message size "
                     + batch.config.maxMessageSize()
                     + " of queue '"
@@ -170,11 +178,11 @@ final class BatchCollector {
                     + "' (queue.max.message.bytes)");
           }
         }
-        for (QueueBatch batch : wanting) {
-          batch.add(request, tp, offset);
+        for (int i = 0; i < wanting.size(); i++) {
+          wanting.get(i).add(request, tp, offset);
         }
         into.records++;
-        into.bytes += request.size();
+        into.bytes += size;
       } catch (DataException e) {
         reported.add(errant.report(record, e));
         for (QueueBatch batch : wanting) {

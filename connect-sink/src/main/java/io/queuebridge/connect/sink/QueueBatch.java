@@ -47,7 +47,10 @@ final class QueueBatch {
 
   /** Whether the queue lacks {@code offset} of {@code tp}: neither stored nor in this batch. */
   boolean wants(TopicPartition tp, long offset) {
-    Long mark = next.containsKey(tp) ? next.get(tp) : marks.get(tp);
+    Long mark = next.get(tp); // never a null value: mark puts offset + 1
+    if (mark == null) {
+      mark = marks.get(tp);
+    }
     return mark == null || offset >= mark;
   }
 

@@ -33,6 +33,15 @@ import org.apache.kafka.connect.sink.SinkRecord;
 final class RecordMapper {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  // The partition numbers most topics have, as strings made once instead of once per record.
+  private static final String[] PARTITIONS = new String[256];
+
+  static {
+    for (int i = 0; i < PARTITIONS.length; i++) {
+      PARTITIONS[i] = Integer.toString(i);
+    }
+  }
+
   private final boolean keepKey;
   private final boolean keepHeaders;
   private final boolean keepMetadata;
@@ -88,10 +97,19 @@ final class RecordMapper {
         b.timestamp(record.timestamp(), timestampType(record.timestampType()));
       }
       b.property(KafkaCoordinates.TOPIC, record.originalTopic());
-      b.property(KafkaCoordinates.PARTITION, String.valueOf(record.originalKafkaPartition()));
+      b.property(KafkaCoordinates.PARTITION, partition(record.originalKafkaPartition()));
       b.property(KafkaCoordinates.OFFSET, String.valueOf(record.originalKafkaOffset()));
     }
-    return b.build();
+    // The key and value are the converter's own arrays, or ones toBytes has just made: nobody
+    // writes to them afterwards, so the request takes them without a copy.
+    return b.buildOwned();
+  }
+
+  /** {@code partition} as the {@link KafkaCoordinates#PARTITION} property's value. */
+  private static String partition(Integer partition) {
+    return partition != null && partition >= 0 && partition < PARTITIONS.length
+        ? PARTITIONS[partition]
+        : String.valueOf(partition);
   }
 
   private static TimestampType timestampType(org.apache.kafka.common.record.TimestampType type) {

@@ -158,17 +158,4 @@ public final class MessageProperties {
   public static boolean isReserved(String name) {
     return RESERVED.contains(name);
   }
-
-  /** Whether some key of {@code properties} is reserved. */
-  static boolean anyReserved(Map<String, String> properties) {
-    if (properties.isEmpty()) {
-      return false;
-    }
-    for (String key : properties.keySet()) {
-      if (isReserved(key)) {
-        return true;
-      }
-    }
-    return false;
-  }
 }

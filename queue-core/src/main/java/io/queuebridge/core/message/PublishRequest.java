@@ -15,7 +15,8 @@ import java.util.Objects;
  * Q-DELAY).
  *
  * <p>Immutable; arrays and maps are copied when built, so the caller may reuse its buffers
- * (BEHAVIOUR Q-MSG).
+ * (BEHAVIOUR Q-MSG). {@link Builder#buildOwned()} skips the copy of key and value for a caller that
+ * hands the arrays over.
  */
 public final class PublishRequest {
   /**
@@ -33,14 +34,15 @@ public final class PublishRequest {
   // Looked at once here, on the publisher's thread, instead of on every append of the request.
   private final boolean reservedProperty;
 
-  private PublishRequest(Builder b) {
+  private PublishRequest(Builder b, boolean copy) {
     this.topic = Objects.requireNonNull(b.topic, "topic");
     this.clientId = Objects.requireNonNullElse(b.clientId, "");
     this.deduplicationId = b.deduplicationId;
     this.deliverAt = b.deliverAt;
     this.delay = b.delay;
-    this.payload = b.message.topic(b.topic).build();
-    this.reservedProperty = MessageProperties.anyReserved(payload.properties());
+    Message.Builder m = b.message.topic(b.topic);
+    this.payload = copy ? m.build() : m.buildOwned();
+    this.reservedProperty = b.reservedProperty;
   }
 
   public static Builder builder(String topic) {
@@ -161,6 +163,9 @@ public final class PublishRequest {
     private Duration delay;
     // Headers and properties live in the message builder, which copies them only when needed.
     private final Message.Builder message = Message.builder();
+    // Whether a property set so far has a reserved name: known as each is set, so building the
+    // request does not look at every property again.
+    private boolean reservedProperty;
 
     private Builder(String topic) {
       this.topic = topic;
@@ -188,11 +193,18 @@ public final class PublishRequest {
 
     public Builder property(String key, String value) {
       message.property(key, value);
+      reservedProperty |= MessageProperties.isReserved(key);
       return this;
     }
 
+    /** Replaces every property set before with {@code properties}. */
     public Builder properties(Map<String, String> properties) {
+      boolean reserved = false;
+      for (String key : properties.keySet()) {
+        reserved |= MessageProperties.isReserved(Objects.requireNonNull(key, "property key"));
+      }
       message.properties(properties);
+      reservedProperty = reserved;
       return this;
     }
 
@@ -268,8 +280,18 @@ public final class PublishRequest {
       return this;
     }
 
+    /** Builds the request, copying key and value so later changes to the arrays are invisible. */
     public PublishRequest build() {
-      return new PublishRequest(this);
+      return new PublishRequest(this, true);
+    }
+
+    /**
+     * Builds the request without copying key and value: the caller hands the arrays over and must
+     * not change them afterwards (a connector passing on arrays its converter has just allocated).
+     * Headers and properties are taken as {@link #build()} takes them.
+     */
+    public PublishRequest buildOwned() {
+      return new PublishRequest(this, false);
     }
   }
 }
