@@ -225,7 +225,6 @@ class SourceThroughputBenchmark {
   private static double queueSource(
       EmbeddedConnectCluster cluster, Map<String, String> store, String stream, String topic)
       throws Exception {
-    cluster.kafka().createTopic(topic, 1);
     Map<String, String> props = SourceTestSupport.sourceProps(Path.of("unused"), 1);
     props.remove(QueueSourceConfig.STORE_PATH_CONFIG);
     props.putAll(store);
@@ -234,15 +233,11 @@ class SourceThroughputBenchmark {
     props.put(QueueSourceConfig.POLL_MAX_RECORDS_CONFIG, "2000");
     props.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
     props.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
-    cluster.configureConnector(topic, props);
-    double rate = awaitRate(cluster, topic);
-    cluster.deleteConnector(topic);
-    return rate;
+    return timeConnector(cluster, topic, props);
   }
 
   private static double fileSource(EmbeddedConnectCluster cluster, Path file, String topic)
       throws Exception {
-    cluster.kafka().createTopic(topic, 1);
     Map<String, String> props = new HashMap<>();
     props.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, FileStreamSourceConnector.class.getName());
     props.put(ConnectorConfig.TASKS_MAX_CONFIG, "1");
@@ -251,10 +246,7 @@ class SourceThroughputBenchmark {
     props.put("batch.size", "2000");
     props.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, StringConverter.class.getName());
     props.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, StringConverter.class.getName());
-    cluster.configureConnector(topic, props);
-    double rate = awaitRate(cluster, topic);
-    cluster.deleteConnector(topic);
-    return rate;
+    return timeConnector(cluster, topic, props);
   }
 
   /**
@@ -262,7 +254,6 @@ class SourceThroughputBenchmark {
    * source's converters and batch size; the framework's ceiling for a source task.
    */
   private static double nullSource(EmbeddedConnectCluster cluster, String topic) throws Exception {
-    cluster.kafka().createTopic(topic, 1);
     Map<String, String> props = new HashMap<>();
     props.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, NullSourceConnector.class.getName());
     props.put(ConnectorConfig.TASKS_MAX_CONFIG, "1");
@@ -272,10 +263,7 @@ class SourceThroughputBenchmark {
     props.put(NullSourceConnector.BATCH_CONFIG, "2000");
     props.put(ConnectorConfig.KEY_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
     props.put(ConnectorConfig.VALUE_CONVERTER_CLASS_CONFIG, ByteArrayConverter.class.getName());
-    cluster.configureConnector(topic, props);
-    double rate = awaitRate(cluster, topic);
-    cluster.deleteConnector(topic);
-    return rate;
+    return timeConnector(cluster, topic, props);
   }
 
   private static double rawProducer(EmbeddedConnectCluster cluster, String topic) throws Exception {
@@ -300,6 +288,19 @@ class SourceThroughputBenchmark {
       producer.flush();
       return (RECORDS - 1) / ((System.nanoTime() - first) / 1e9);
     }
+  }
+
+  /**
+   * Runs the connector {@code props} into a new one-partition {@code topic} named like it and
+   * deletes it once the topic holds every record; returns {@link #awaitRate}.
+   */
+  private static double timeConnector(
+      EmbeddedConnectCluster cluster, String topic, Map<String, String> props) {
+    cluster.kafka().createTopic(topic, 1);
+    cluster.configureConnector(topic, props);
+    double rate = awaitRate(cluster, topic);
+    cluster.deleteConnector(topic);
+    return rate;
   }
 
   /** Records per second from the first record in {@code topic} to the last. */
