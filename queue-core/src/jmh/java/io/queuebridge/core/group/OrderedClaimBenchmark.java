@@ -41,7 +41,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * key, and the drain checks that every key's messages are acknowledged in publish order; {@code
  * ordering = none} is the reference, the same drain of the same messages without order. Each
  * invocation is one whole drain, timed once ({@code SingleShotTime}); the store is built and filled
- * in a per-invocation setup, which JMH does not time.
+ * in a per-invocation setup, which JMH does not time. {@code workNanos} gives the members work of
+ * their own per message (a CPU spin before each ack), as consumers that process what they claim
+ * have; at 0, the default, the drain measures the queue alone, the hardest case for the order.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -66,6 +68,13 @@ public class OrderedClaimBenchmark {
 
   @Param({"10"})
   public int batch;
+
+  /**
+   * The members' own work per message, in nanoseconds of CPU (a spin on {@link System#nanoTime()}
+   * after each claim, for the batch's messages); 0, the default, measures the queue alone.
+   */
+  @Param({"0"})
+  public int workNanos;
 
   /** Competing members, each on its own thread. */
   @Param({"8", "1"})
@@ -130,6 +139,14 @@ public class OrderedClaimBenchmark {
     storage.close();
   }
 
+  /** Keeps the calling thread's core busy for {@code nanos}: a member processing its messages. */
+  private static void work(long nanos) {
+    long until = System.nanoTime() + nanos;
+    while (System.nanoTime() < until) {
+      Thread.onSpinWait();
+    }
+  }
+
   /** All the members drain the queue; returns the messages acknowledged. */
   @Benchmark
   public long drain() throws Exception {
@@ -162,6 +179,9 @@ public class OrderedClaimBenchmark {
                               + " of its key, acknowledged after "
                               + before);
                     }
+                  }
+                  if (workNanos > 0) {
+                    work((long) workNanos * claimed.size());
                   }
                   if (!groups.ackAll(claimed).isEmpty()) {
                     throw new IllegalStateException("not acked");
