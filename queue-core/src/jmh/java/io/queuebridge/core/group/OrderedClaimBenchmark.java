@@ -32,6 +32,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * Per-key order (BEHAVIOUR Q-ORDER) against the same queue unordered, on the memory store: {@value
@@ -42,8 +43,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * ordering = none} is the reference, the same drain of the same messages without order. Each
  * invocation is one whole drain, timed once ({@code SingleShotTime}); the store is built and filled
  * in a per-invocation setup, which JMH does not time. {@code workNanos} gives the members work of
- * their own per message (a CPU spin before each ack), as consumers that process what they claim
- * have; at 0, the default, the drain measures the queue alone, the hardest case for the order.
+ * their own per message before each ack, as consumers that process what they claim have: a fixed
+ * amount of CPU work ({@link Blackhole#consumeCPU}), calibrated once per trial to take {@code
+ * workNanos} on a free core, so a member that is descheduled still has all of it to do. At 0, the
+ * default, the drain measures the queue alone, the hardest case for the order.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -70,8 +73,8 @@ public class OrderedClaimBenchmark {
   public int batch;
 
   /**
-   * The members' own work per message, in nanoseconds of CPU (a spin on {@link System#nanoTime()}
-   * after each claim, for the batch's messages); 0, the default, measures the queue alone.
+   * The members' own work per message, as nanoseconds of CPU on a free core ({@link #tokensPerNano}
+   * calibrates it); 0, the default, measures the queue alone.
    */
   @Param({"0"})
   public int workNanos;
@@ -87,9 +90,30 @@ public class OrderedClaimBenchmark {
   private int[] seqOf; // by offset: its place among its key's messages
   private AtomicLongArray acked; // by key: how many of its messages were acknowledged
 
+  // Blackhole.consumeCPU tokens per nanosecond on this machine, measured by calibrate()
+  private double tokensPerNano;
+
   @Setup(Level.Trial)
   public void startPool() {
     pool = Executors.newFixedThreadPool(consumers);
+    if (workNanos > 0) {
+      tokensPerNano = calibrate();
+    }
+  }
+
+  /**
+   * Tokens of {@link Blackhole#consumeCPU} per nanosecond: the best of a few timed runs of 10
+   * million tokens on the calling thread, before any member starts.
+   */
+  private static double calibrate() {
+    long tokens = 10_000_000;
+    long best = Long.MAX_VALUE;
+    for (int i = 0; i < 5; i++) {
+      long start = System.nanoTime();
+      Blackhole.consumeCPU(tokens);
+      best = Math.min(best, System.nanoTime() - start);
+    }
+    return (double) tokens / best;
   }
 
   @TearDown(Level.Trial)
@@ -139,14 +163,6 @@ public class OrderedClaimBenchmark {
     storage.close();
   }
 
-  /** Keeps the calling thread's core busy for {@code nanos}: a member processing its messages. */
-  private static void work(long nanos) {
-    long until = System.nanoTime() + nanos;
-    while (System.nanoTime() < until) {
-      Thread.onSpinWait();
-    }
-  }
-
   /** All the members drain the queue; returns the messages acknowledged. */
   @Benchmark
   public long drain() throws Exception {
@@ -181,7 +197,7 @@ public class OrderedClaimBenchmark {
                     }
                   }
                   if (workNanos > 0) {
-                    work((long) workNanos * claimed.size());
+                    Blackhole.consumeCPU(Math.round(tokensPerNano * workNanos * claimed.size()));
                   }
                   if (!groups.ackAll(claimed).isEmpty()) {
                     throw new IllegalStateException("not acked");
