@@ -36,6 +36,12 @@ import org.apache.kafka.common.config.ConfigException;
  */
 public abstract class QueueConnectorConfig extends AbstractConfig {
   /** The ConfigDef group of the store keys. */
+  /** The framework's connector name key. */
+  public static final String NAME_CONFIG = "name";
+
+  /** Internal: the task's index among the connector's tasks (its metrics' {@code task} tag). */
+  public static final String TASK_INDEX_CONFIG = "task.index";
+
   public static final String STORE_GROUP = "Store";
 
   /** The ConfigDef group of {@code queue.retry.backoff.ms} (and of other flow keys). */
@@ -173,6 +179,33 @@ public abstract class QueueConnectorConfig extends AbstractConfig {
         orderInGroup,
         Width.SHORT,
         "Retry budget (ms)");
+  }
+
+  /**
+   * Defines the internal key {@value #TASK_INDEX_CONFIG} in {@code def}: the index the connector
+   * gives each task config it hands out (0 by default).
+   *
+   * @throws ConfigException if {@code def} already defines it
+   */
+  protected static void defineTaskIndex(ConfigDef def) {
+    def.defineInternal(
+        TASK_INDEX_CONFIG,
+        Type.INT,
+        0,
+        ConfigDef.Range.atLeast(0),
+        Importance.LOW,
+        "The task's index among the connector's tasks; set by the connector.");
+  }
+
+  /** The connector's name ({@code name}); "" when absent (only in unit tests). */
+  public String connectorName() {
+    Object name = originals().get(NAME_CONFIG);
+    return name == null ? "" : name.toString();
+  }
+
+  /** This task's index ({@value #TASK_INDEX_CONFIG}, set by the connector in each task config). */
+  public int taskIndex() {
+    return getInt(TASK_INDEX_CONFIG);
   }
 
   public String storeType() {

@@ -9,4 +9,9 @@ class ArchitectureTest {
   void usesOnlyTheCoresPublicApi() {
     PublicApiRule.checkUsesOnlyThePublicApi("io.queuebridge.connect.common");
   }
+
+  @Test
+  void namesNoWorkerApiNewerThanTheOldestSupportedWorker() {
+    WorkerApiRule.checkNamesNoApiNewerThanTheOldestWorker("io.queuebridge.connect.common");
+  }
 }

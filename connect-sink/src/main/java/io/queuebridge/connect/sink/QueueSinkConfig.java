@@ -365,6 +365,7 @@ public final class QueueSinkConfig extends QueueConnectorConfig {
         ++order,
         Width.SHORT,
         "Pipelined writes");
+    defineTaskIndex(def);
     return def;
   }
 

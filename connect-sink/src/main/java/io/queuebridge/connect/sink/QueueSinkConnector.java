@@ -9,6 +9,7 @@ import io.queuebridge.core.errors.InvalidConfigException;
 import io.queuebridge.core.errors.ProtectedQueueContractDriftException;
 import io.queuebridge.core.errors.QueueNotFoundException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -45,7 +46,9 @@ public class QueueSinkConnector extends SinkConnector {
   public List<Map<String, String>> taskConfigs(int maxTasks) {
     List<Map<String, String>> out = new ArrayList<>(maxTasks);
     for (int i = 0; i < maxTasks; i++) {
-      out.add(props);
+      Map<String, String> task = new HashMap<>(props);
+      task.put(QueueSinkConfig.TASK_INDEX_CONFIG, Integer.toString(i));
+      out.add(task);
     }
     return out;
   }

@@ -1,6 +1,7 @@
 package io.queuebridge.connect.sink;
 
 import io.queuebridge.connect.common.RetryBudget;
+import io.queuebridge.connect.common.metrics.TaskMetrics;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
@@ -20,6 +21,7 @@ import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
+import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -132,7 +134,10 @@ public class QueueSinkTask extends SinkTask {
       lease = null;
       throw fatal("cannot declare the stream '" + config.queueName() + "'", e);
     }
-    metrics = new SinkMetrics(context.pluginMetrics());
+    metrics =
+        new SinkMetrics(
+            TaskMetrics.forTask(
+                context, SinkTaskContext.class, config.connectorName(), config.taskIndex()));
     writer = new BatchWriter(config.queueName(), manager, metrics);
     budget = config.retryBudget(clock);
     watermarks = new Watermarks(config, manager);

@@ -1,6 +1,7 @@
 package io.queuebridge.connect.sink;
 
 import io.queuebridge.connect.common.TestMetrics;
+import io.queuebridge.connect.common.metrics.TaskMetrics;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.SharedStores;
 import io.queuebridge.core.store.QueueStore;
@@ -30,7 +31,10 @@ final class SinkFixture implements AutoCloseable {
   final Metrics metrics = new Metrics();
   final PluginMetrics pluginMetrics =
       new PluginMetricsImpl(metrics, new LinkedHashMap<>(Map.of("task", "t")));
-  final SinkMetrics sinkMetrics = new SinkMetrics(pluginMetrics);
+  final SinkMetrics sinkMetrics =
+      new SinkMetrics(
+          TaskMetrics.forTask(
+              new FakeSinkTaskContext(pluginMetrics), SinkTaskContext.class, "test", 0));
   final QueueSinkConfig config;
   final SharedStores.Lease lease;
 

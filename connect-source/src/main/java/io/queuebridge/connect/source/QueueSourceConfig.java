@@ -202,12 +202,6 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
   /** Internal: the queues assigned to one task. */
   static final String TASK_QUEUES_CONFIG = "task.queues";
 
-  /** Internal: the task's index, part of its consumer id. */
-  static final String TASK_INDEX_CONFIG = "task.index";
-
-  /** The framework's connector name key. */
-  public static final String NAME_CONFIG = "name";
-
   /** Placeholders of {@link #TOPIC_TEMPLATE_CONFIG}. */
   public static final String QUEUE_PLACEHOLDER = "${queue}";
 
@@ -493,7 +487,7 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
     defineRetryTimeout(def, ++order);
 
     def.defineInternal(TASK_QUEUES_CONFIG, Type.LIST, "", Importance.LOW);
-    def.defineInternal(TASK_INDEX_CONFIG, Type.INT, 0, Importance.LOW);
+    defineTaskIndex(def);
     return def;
   }
 
@@ -512,12 +506,6 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
   /** Zero when the queue set is resolved only at start. */
   public Duration queueRefreshInterval() {
     return Duration.ofMillis(getLong(QUEUE_REFRESH_INTERVAL_MS_CONFIG));
-  }
-
-  /** The connector's name ({@code name}); "" when absent (only in unit tests). */
-  public String connectorName() {
-    Object name = originals().get(NAME_CONFIG);
-    return name == null ? "" : name.toString();
   }
 
   /** The consumer group: {@code queue.group}, else {@code connect-<connector name>}. */
@@ -608,11 +596,6 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
   /** The queues assigned to this task (internal key). */
   List<String> taskQueues() {
     return List.copyOf(getList(TASK_QUEUES_CONFIG));
-  }
-
-  /** This task's index (internal key). */
-  int taskIndex() {
-    return getInt(TASK_INDEX_CONFIG);
   }
 
   // ------------------------------------------------------------------ validators

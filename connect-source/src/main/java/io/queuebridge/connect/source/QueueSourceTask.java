@@ -1,6 +1,7 @@
 package io.queuebridge.connect.source;
 
 import io.queuebridge.connect.common.RetryBudget;
+import io.queuebridge.connect.common.metrics.TaskMetrics;
 import io.queuebridge.connect.source.QueueSourceConfig.ConsumerMode;
 import io.queuebridge.core.QueueBridgeVersion;
 import io.queuebridge.core.SharedStores;
@@ -24,6 +25,7 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
+import org.apache.kafka.connect.source.SourceTaskContext;
 import org.apache.kafka.connect.source.TransactionContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.slf4j.Logger;
@@ -120,7 +122,12 @@ public class QueueSourceTask extends SourceTask {
     String consumerId = config.connectorName() + "-" + config.taskIndex();
     inFlight = new InFlight(config.maxPendingMessages(), config.maxPendingBytes());
     metrics =
-        new SourceMetrics(context.pluginMetrics(), this::lag, inFlight::count, inFlight::bytes);
+        new SourceMetrics(
+            TaskMetrics.forTask(
+                context, SourceTaskContext.class, config.connectorName(), config.taskIndex()),
+            this::lag,
+            inFlight::count,
+            inFlight::bytes);
     ReaderContext ctx =
         new ReaderContext(
             lease.manager(),

@@ -1,20 +1,17 @@
 package io.queuebridge.connect.source;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
+import io.queuebridge.connect.common.metrics.TaskMetrics;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.common.metrics.Sensor;
 import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.metrics.stats.Rate;
 
 /**
- * The source task's plugin metrics (KIP-877, registered through {@code context.pluginMetrics()} so
- * they carry the connector and task tags):
+ * The source task's metrics ({@link TaskMetrics}: the worker's plugin metrics where it has them,
+ * JMX MBeans of the same names otherwise; tagged with the connector and the task):
  *
  * <ul>
  *   <li>{@code records-polled-total} / {@code -rate}: records handed to Connect;
@@ -32,11 +29,10 @@ import org.apache.kafka.common.metrics.stats.Rate;
  *       {@code errors.tolerance=all}.
  * </ul>
  *
- * Thread-safe (sensors are). The framework removes plugin metrics with the task; {@link #close()}
- * does it early.
+ * Thread-safe (sensors are). {@link #close()} removes them with the task.
  */
 final class SourceMetrics implements AutoCloseable {
-  private final PluginMetrics metrics;
+  private final TaskMetrics metrics;
   private final Sensor polled;
   // commitRecord runs on the producer's network thread: a counter, not a sensor (no lock, no clock)
   private final LongAdder committed = new LongAdder();
@@ -44,29 +40,28 @@ final class SourceMetrics implements AutoCloseable {
   private final Sensor claimsLost;
   private final Sensor dlqMoves;
   private final Sensor skipped;
-  private final List<MetricName> gauges = new ArrayList<>();
 
   SourceMetrics(
-      PluginMetrics metrics, LongSupplier lag, LongSupplier inFlight, LongSupplier inFlightBytes) {
+      TaskMetrics metrics, LongSupplier lag, LongSupplier inFlight, LongSupplier inFlightBytes) {
     this.metrics = metrics;
-    this.polled = metrics.addSensor("records-polled");
+    this.polled = metrics.sensor("records-polled");
     polled.add(name("records-polled-total", "Records handed to Connect."), new CumulativeSum());
     polled.add(name("records-polled-rate", "Records handed to Connect per second."), new Rate());
     gauge(
         "records-committed-total",
         "Records acknowledged after Kafka accepted them (or Connect dropped them).",
         committed::sum);
-    this.renewals = metrics.addSensor("claim-renewals");
+    this.renewals = metrics.sensor("claim-renewals");
     renewals.add(
         name("claim-renewals-total", "Claims of in-flight classic-queue messages renewed."),
         new CumulativeSum());
-    this.claimsLost = metrics.addSensor("claims-lost");
+    this.claimsLost = metrics.sensor("claims-lost");
     claimsLost.add(
         name("claims-lost-total", "In-flight claims found taken away when renewing or acking."),
         new CumulativeSum());
-    this.dlqMoves = metrics.addSensor("dlq-moves");
+    this.dlqMoves = metrics.sensor("dlq-moves");
     dlqMoves.add(name("dlq-moves-total", "Poison messages dead-lettered."), new CumulativeSum());
-    this.skipped = metrics.addSensor("records-skipped");
+    this.skipped = metrics.sensor("records-skipped");
     skipped.add(
         name("records-skipped-total", "Expired or tolerated poison stream messages skipped."),
         new CumulativeSum());
@@ -79,13 +74,12 @@ final class SourceMetrics implements AutoCloseable {
   }
 
   private MetricName name(String name, String description) {
-    return metrics.metricName(name, description, new LinkedHashMap<>());
+    return metrics.name(name, description);
   }
 
   private void gauge(String name, String description, LongSupplier value) {
-    MetricName n = name(name, description);
-    metrics.addMetric(
-        n,
+    metrics.add(
+        name(name, description),
         (Gauge<Long>)
             (config, now) -> {
               try {
@@ -94,7 +88,6 @@ final class SourceMetrics implements AutoCloseable {
                 return -1L; // the store is gone or failing: say so without throwing at a reporter
               }
             });
-    gauges.add(n);
   }
 
   void polled(int n) {
@@ -123,12 +116,6 @@ final class SourceMetrics implements AutoCloseable {
 
   @Override
   public void close() {
-    for (String s :
-        new String[] {
-          "records-polled", "claim-renewals", "claims-lost", "dlq-moves", "records-skipped"
-        }) {
-      metrics.removeSensor(s);
-    }
-    gauges.forEach(metrics::removeMetric);
+    metrics.close();
   }
 }

@@ -1,5 +1,6 @@
 package io.queuebridge.connect.source;
 
+import io.queuebridge.connect.common.WorkerApiRule;
 import io.queuebridge.core.PublicApiRule;
 import org.junit.jupiter.api.Test;
 
@@ -8,5 +9,10 @@ class ArchitectureTest {
   @Test
   void usesOnlyTheCoresPublicApi() {
     PublicApiRule.checkUsesOnlyThePublicApi("io.queuebridge.connect.source");
+  }
+
+  @Test
+  void namesNoWorkerApiNewerThanTheOldestSupportedWorker() {
+    WorkerApiRule.checkNamesNoApiNewerThanTheOldestWorker("io.queuebridge.connect.source");
   }
 }

@@ -2,6 +2,7 @@ package io.queuebridge.connect.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.queuebridge.connect.common.metrics.TaskMetrics;
 import io.queuebridge.core.MutableClock;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
@@ -23,9 +24,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTaskContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,7 +79,7 @@ class ClassicReaderTest {
             new RecordFactory(TopicNamer.fixed("out"), false, ""),
             inFlight,
             new SourceMetrics(
-                new PluginMetricsImpl(new Metrics(), Map.of("task", "0")),
+                TaskMetrics.forTask(new FakeTaskContext(Map.of()), SourceTaskContext.class, "c", 0),
                 () -> 0,
                 inFlight::count,
                 inFlight::bytes),
