@@ -61,17 +61,24 @@ final class ChildConnectWorker implements AutoCloseable {
   private final Path properties;
   private final Path log;
   private final List<String> classPath;
+  private final List<String> jvmOptions;
   private final int port;
   private Process process;
   private int starts;
   private long lastStartMillis;
 
   private ChildConnectWorker(
-      String name, Path properties, Path log, List<String> classPath, int port) {
+      String name,
+      Path properties,
+      Path log,
+      List<String> classPath,
+      List<String> jvmOptions,
+      int port) {
     this.name = name;
     this.properties = properties;
     this.log = log;
     this.classPath = classPath;
+    this.jvmOptions = jvmOptions;
     this.port = port;
   }
 
@@ -94,6 +101,23 @@ final class ChildConnectWorker implements AutoCloseable {
    */
   static ChildConnectWorker create(
       String name, String group, String bootstrapServers, Path dir, Map<String, String> extra)
+      throws IOException {
+    return create(name, group, bootstrapServers, dir, extra, workerClassPath(), List.of());
+  }
+
+  /**
+   * Like {@link #create(String, String, Path, Map)}, for a worker of another Kafka Connect release:
+   * {@code classPath} is that release's runtime (and nothing of this project), {@code jvmOptions}
+   * go before the main class.
+   */
+  static ChildConnectWorker create(
+      String name,
+      String group,
+      String bootstrapServers,
+      Path dir,
+      Map<String, String> extra,
+      List<String> classPath,
+      List<String> jvmOptions)
       throws IOException {
     int port = freePort();
     Map<String, String> p = new TreeMap<>();
@@ -136,7 +160,8 @@ final class ChildConnectWorker implements AutoCloseable {
     Path log = PluginUnderTest.examplesTarget().resolve("worker-logs").resolve(name + ".log");
     Files.createDirectories(log.getParent());
     Files.deleteIfExists(log);
-    return new ChildConnectWorker(name, file, log, workerClassPath(), port);
+    return new ChildConnectWorker(
+        name, file, log, List.copyOf(classPath), List.copyOf(jvmOptions), port);
   }
 
   /**
@@ -215,7 +240,8 @@ final class ChildConnectWorker implements AutoCloseable {
   /**
    * Starts the worker process and waits until it is ready: {@code GET /health} answers 200, which
    * the worker does once it has read its internal topics (config, offsets, status) and its herder
-   * runs. Its connectors and tasks start after that, once it has joined its group.
+   * runs (before Connect 3.9, which has no {@code /health}: {@code GET /connectors} answers 200).
+   * Its connectors and tasks start after that, once it has joined its group.
    *
    * @throws IllegalStateException if one is running already, or if it exits or is not ready in
    *     {@link #START_TIMEOUT} (the message names the log)
@@ -233,6 +259,7 @@ final class ChildConnectWorker implements AutoCloseable {
     command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
     command.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
     command.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(String.join(File.pathSeparator, classPath));
     command.add("org.apache.kafka.connect.cli.ConnectDistributed");
@@ -244,6 +271,11 @@ final class ChildConnectWorker implements AutoCloseable {
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
     Process started = process;
+    HttpRequest connectors =
+        HttpRequest.newBuilder(url().resolve("connectors"))
+            .timeout(Duration.ofSeconds(15))
+            .GET()
+            .build();
     HttpRequest health =
         HttpRequest.newBuilder(url().resolve("health"))
             .timeout(Duration.ofSeconds(15))
@@ -260,8 +292,14 @@ final class ChildConnectWorker implements AutoCloseable {
                   throw new IllegalStateException(
                       "worker " + name + " exited with status " + started.exitValue());
                 }
-                return HTTP.send(health, HttpResponse.BodyHandlers.discarding()).statusCode()
-                    == 200;
+                int status = HTTP.send(health, HttpResponse.BodyHandlers.discarding()).statusCode();
+                if (status == 404) {
+                  // a worker before Connect 3.9 (KIP-1017) has no /health: its herder answers
+                  // GET /connectors once it has read its internal topics
+                  return HTTP.send(connectors, HttpResponse.BodyHandlers.discarding()).statusCode()
+                      == 200;
+                }
+                return status == 200;
               });
     } catch (ConditionTimeoutException e) {
       if (!started.isAlive()) {
@@ -343,7 +381,7 @@ final class ChildConnectWorker implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       socket.setReuseAddress(true);
       return socket.getLocalPort();

@@ -1,10 +1,12 @@
 package io.queuebridge.examples.quickstart;
 
+import static io.queuebridge.examples.quickstart.ConnectFlows.endOffsetSum;
+import static io.queuebridge.examples.quickstart.ConnectFlows.example;
+import static io.queuebridge.examples.quickstart.ConnectFlows.post;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.config.QueueConfig;
@@ -24,13 +26,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -39,14 +39,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.connect.util.clusters.EmbeddedKafkaCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -92,7 +89,6 @@ class WorkerKillIT {
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(60);
   private static final long BASE_TIMESTAMP = 1_767_225_600_000L; // 2026-01-01T00:00:00Z
   private static final int KILLS = 3;
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir static Path temp;
   private static EmbeddedKafkaCluster kafka;
@@ -649,30 +645,8 @@ class WorkerKillIT {
 
   // ------------------------------------------------------------------ Connect
 
-  private static ExampleConfig example(String file) {
-    return ExampleConfig.read(PluginUnderTest.dir().resolve("etc").resolve(file));
-  }
-
-  private static void post(ChildConnectWorker worker, String name, Map<String, String> config)
-      throws Exception {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("name", name);
-    body.put("config", config);
-    assertThat(worker.rest().createConnector(JSON.writeValueAsString(body))).isEqualTo(name);
-  }
-
   private static void awaitRunning(ChildConnectWorker worker, String name, int tasks) {
-    ConnectRestClient rest = worker.rest();
-    await(name + " and " + tasks + " task(s) running")
-        .atMost(TIMEOUT)
-        .pollInterval(Duration.ofMillis(200))
-        .ignoreExceptions()
-        .untilAsserted(
-            () -> {
-              assertThat(rest.failureTrace(name)).isEmpty();
-              assertThat(rest.isRunning(name)).isTrue();
-              assertThat(rest.status(name).path("tasks").size()).isEqualTo(tasks);
-            });
+    ConnectFlows.awaitRunning(worker, name, tasks, TIMEOUT);
   }
 
   /**
@@ -727,65 +701,16 @@ class WorkerKillIT {
 
   // ------------------------------------------------------------------ Kafka reads
 
-  private static long endOffsetSum(Admin admin, String topic, IsolationLevel isolation)
-      throws Exception {
-    return endOffsets(admin, topic, isolation).values().stream().mapToLong(Long::longValue).sum();
-  }
-
-  private static Map<TopicPartition, Long> endOffsets(
-      Admin admin, String topic, IsolationLevel isolation) throws Exception {
-    int partitions =
-        admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
-    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-    for (int p = 0; p < partitions; p++) {
-      latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-    }
-    Map<TopicPartition, Long> out =
-        new TreeMap<>(Comparator.comparingInt(TopicPartition::partition));
-    admin
-        .listOffsets(latest, new ListOffsetsOptions(isolation))
-        .all()
-        .get()
-        .forEach((tp, info) -> out.put(tp, info.offset()));
-    return out;
-  }
-
-  /** Records of {@code topic} a read_committed consumer sees now (0 before the topic exists). */
   private static long committedRecords(String topic) throws Exception {
-    try (Admin admin = kafka.createAdminClient()) {
-      if (!admin.listTopics().names().get().contains(topic)) {
-        return 0;
-      }
-    }
-    return readAllCommitted(topic).size();
+    return ConnectFlows.committedRecords(kafka, topic, READ_TIMEOUT);
   }
 
-  /**
-   * Every record of {@code topic} a read_committed consumer sees: each partition read from its
-   * beginning up to its last stable offset (never waiting for an open transaction).
-   */
   private static List<RecordSnapshot> readAllCommitted(String topic) throws Exception {
-    Map<TopicPartition, Long> stable;
-    try (Admin admin = kafka.createAdminClient()) {
-      stable = endOffsets(admin, topic, IsolationLevel.READ_COMMITTED);
-    }
-    return ReadCommitted.upTo(kafka, topic, stable, READ_TIMEOUT).stream()
-        .map(RecordSnapshot::consumed)
-        .toList();
+    return ConnectFlows.readAllCommitted(kafka, topic, READ_TIMEOUT);
   }
 
-  /** Waits until every transaction on {@code topic} is committed or aborted. */
   private static void awaitNoOpenTransaction(String topic) {
-    try (Admin admin = kafka.createAdminClient()) {
-      await(topic + " has no open transaction")
-          .atMost(TIMEOUT)
-          .ignoreExceptions()
-          .pollInterval(Duration.ofMillis(200))
-          .until(
-              () ->
-                  endOffsets(admin, topic, IsolationLevel.READ_COMMITTED)
-                      .equals(endOffsets(admin, topic, IsolationLevel.READ_UNCOMMITTED)));
-    }
+    ConnectFlows.awaitNoOpenTransaction(kafka, topic, TIMEOUT);
   }
 
   private static byte[] utf8(String s) {

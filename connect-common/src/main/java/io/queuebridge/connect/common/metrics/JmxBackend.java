@@ -30,7 +30,6 @@ final class JmxBackend implements TaskMetrics.Backend {
 
   private final Map<String, String> tags = new LinkedHashMap<>();
   private final Metrics metrics;
-  private final String sensorPrefix;
 
   JmxBackend(String connector, int task) {
     tags.put("connector", connector);
@@ -43,7 +42,6 @@ final class JmxBackend implements TaskMetrics.Backend {
             List.<MetricsReporter>of(reporter),
             Time.SYSTEM,
             new KafkaMetricsContext(DOMAIN));
-    this.sensorPrefix = connector + "-" + task + ".";
   }
 
   /** The MBean all of this task's metrics are attributes of. */
@@ -65,12 +63,12 @@ final class JmxBackend implements TaskMetrics.Backend {
 
   @Override
   public Sensor addSensor(String name) {
-    return metrics.sensor(sensorPrefix + name);
+    return metrics.sensor(name);
   }
 
   @Override
   public void removeSensor(String name) {
-    metrics.removeSensor(sensorPrefix + name);
+    metrics.removeSensor(name);
   }
 
   @Override

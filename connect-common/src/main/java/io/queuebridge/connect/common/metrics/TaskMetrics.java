@@ -46,12 +46,16 @@ public final class TaskMetrics implements AutoCloseable {
   }
 
   private final Backend backend;
+  private final String sensorPrefix;
   private final Set<String> sensors = new LinkedHashSet<>();
   private final List<MetricName> metrics = new ArrayList<>();
   private boolean closed;
 
-  private TaskMetrics(Backend backend) {
+  private TaskMetrics(Backend backend, String connector, int task) {
     this.backend = backend;
+    // a worker's plugin metrics name sensors in the worker's one registry, without the task's tags:
+    // two tasks asking for "records" would share one sensor and count each other's records
+    this.sensorPrefix = connector + "-" + task + ".";
   }
 
   /**
@@ -70,7 +74,7 @@ public final class TaskMetrics implements AutoCloseable {
     Object pluginMetrics = workerPluginMetrics(context, contextType);
     if (pluginMetrics != null) {
       log.debug("Task {}-{} registers its metrics through the worker (KIP-877)", connector, task);
-      return new TaskMetrics(WorkerBackend.of(pluginMetrics));
+      return new TaskMetrics(WorkerBackend.of(pluginMetrics), connector, task);
     }
     JmxBackend jmx = new JmxBackend(connector, task);
     log.info(
@@ -79,12 +83,12 @@ public final class TaskMetrics implements AutoCloseable {
         connector,
         task,
         jmx.objectName());
-    return new TaskMetrics(jmx);
+    return new TaskMetrics(jmx, connector, task);
   }
 
   /** Metrics of the task's own as JMX MBeans, whatever the worker has (tests). */
   static TaskMetrics jmx(String connector, int task) {
-    return new TaskMetrics(new JmxBackend(connector, task));
+    return new TaskMetrics(new JmxBackend(connector, task), connector, task);
   }
 
   /**
@@ -126,11 +130,15 @@ public final class TaskMetrics implements AutoCloseable {
     return backend.metricName(name, description);
   }
 
-  /** A new sensor of this task, removed with {@link #close()}. */
+  /**
+   * A new sensor of this task, removed with {@link #close()}; its name is this task's own (another
+   * task's sensor of the same name is another sensor).
+   */
   public synchronized Sensor sensor(String name) {
     checkOpen();
-    Sensor sensor = backend.addSensor(name);
-    sensors.add(name);
+    String own = sensorPrefix + name;
+    Sensor sensor = backend.addSensor(own);
+    sensors.add(own);
     return sensor;
   }
 

@@ -56,6 +56,34 @@ class TaskMetricsTest {
   }
 
   @Test
+  void twoTasksOnOneWorkersPluginMetricsCountOnlyTheirOwnRecords() {
+    Metrics worker = new Metrics();
+    TaskMetrics[] tasks = new TaskMetrics[2];
+    for (int t = 0; t < 2; t++) {
+      PluginMetrics plugin =
+          new PluginMetricsImpl(
+              worker, new LinkedHashMap<>(Map.of("connector", "c", "task", Integer.toString(t))));
+      tasks[t] =
+          TaskMetrics.forTask(proxy(SinkTaskContext.class, plugin), SinkTaskContext.class, "c", t);
+    }
+    try {
+      Sensor zero = tasks[0].sensor("records");
+      zero.add(tasks[0].name("records-total", "Records."), new CumulativeSum());
+      Sensor one = tasks[1].sensor("records");
+      one.add(tasks[1].name("records-total", "Records."), new CumulativeSum());
+      zero.record(2);
+      one.record(5);
+      assertThat(worker.metrics().entrySet())
+          .filteredOn(e -> e.getKey().name().equals("records-total"))
+          .extracting(e -> e.getKey().tags().get("task") + "=" + e.getValue().metricValue())
+          .containsExactlyInAnyOrder("0=2.0", "1=5.0");
+    } finally {
+      tasks[0].close();
+      tasks[1].close();
+    }
+  }
+
+  @Test
   void aWorkerWithoutPluginMetricsGetsJmxBeansOfTheSameName() throws Exception {
     OldTaskContext context = proxy(OldTaskContext.class, null);
     ObjectName bean = new ObjectName("kafka.connect:type=plugins,connector=old-sink,task=1");
