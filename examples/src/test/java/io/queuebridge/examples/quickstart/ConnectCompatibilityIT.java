@@ -3,12 +3,10 @@ package io.queuebridge.examples.quickstart;
 import static io.queuebridge.examples.quickstart.ConnectFlows.awaitRunning;
 import static io.queuebridge.examples.quickstart.ConnectFlows.example;
 import static io.queuebridge.examples.quickstart.ConnectFlows.post;
+import static io.queuebridge.examples.quickstart.ConnectFlows.streamSize;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.queuebridge.core.errors.QueueNotFoundException;
-import io.queuebridge.core.store.QueueStores;
-import io.queuebridge.core.store.Storage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -93,14 +90,7 @@ class ConnectCompatibilityIT {
 
   @BeforeAll
   static void startBroker() {
-    Properties broker = new Properties();
-    broker.put("transaction.state.log.replication.factor", "1");
-    broker.put("transaction.state.log.min.isr", "1");
-    broker.put("offsets.topic.replication.factor", "1");
-    broker.put("group.initial.rebalance.delay.ms", "0");
-    broker.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
-    kafka = new EmbeddedKafkaCluster(1, broker);
-    kafka.start();
+    kafka = ConnectFlows.startBroker(Map.of());
   }
 
   @AfterAll
@@ -397,16 +387,6 @@ class ConnectCompatibilityIT {
           new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi"));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot reach the worker's JMX port " + port, e);
-    }
-  }
-
-  /** The messages in {@code stream} now, read beside the worker through a read-only open. */
-  private static long streamSize(Path store, String stream) {
-    try (Storage view =
-        QueueStores.provider("file").openReadOnly(Map.of("path", store.toString()))) {
-      return view.queues().tail(stream) - view.queues().head(stream);
-    } catch (QueueNotFoundException notYet) {
-      return 0;
     }
   }
 

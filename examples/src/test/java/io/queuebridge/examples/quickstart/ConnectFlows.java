@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.queuebridge.core.errors.QueueNotFoundException;
+import io.queuebridge.core.store.QueueStores;
+import io.queuebridge.core.store.Storage;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
@@ -27,6 +32,36 @@ final class ConnectFlows {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private ConnectFlows() {}
+
+  /**
+   * Starts a one-broker KRaft cluster for the child-JVM worker tests: transactions on one replica,
+   * no initial group rebalance delay, and the transactions of a killed task aborted within a second
+   * of their {@code transaction.timeout.ms}.
+   */
+  static EmbeddedKafkaCluster startBroker(Map<String, String> extra) {
+    Properties broker = new Properties();
+    broker.put("transaction.state.log.replication.factor", "1");
+    broker.put("transaction.state.log.min.isr", "1");
+    broker.put("offsets.topic.replication.factor", "1");
+    broker.put("group.initial.rebalance.delay.ms", "0");
+    // how often the broker aborts transactions older than their producer's transaction.timeout.ms
+    // (10 s by default): those of a killed task, which a restarting worker waits for
+    broker.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
+    broker.putAll(extra);
+    EmbeddedKafkaCluster kafka = new EmbeddedKafkaCluster(1, broker);
+    kafka.start();
+    return kafka;
+  }
+
+  /** The messages in {@code stream} now, read beside the worker through a read-only open. */
+  static long streamSize(Path store, String stream) {
+    try (Storage view =
+        QueueStores.provider("file").openReadOnly(Map.of("path", store.toString()))) {
+      return view.queues().tail(stream) - view.queues().head(stream);
+    } catch (QueueNotFoundException notYet) {
+      return 0;
+    }
+  }
 
   /** One of the example connector configs the plugin archive ships in {@code etc/}. */
   static ExampleConfig example(String file) {

@@ -1,5 +1,6 @@
 package io.queuebridge.examples.quickstart;
 
+import static io.queuebridge.examples.quickstart.ConnectFlows.endOffsets;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -27,8 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -637,23 +636,6 @@ class PostgresCrashIT {
     return endOffsets(admin, topic, IsolationLevel.READ_COMMITTED).values().stream()
         .mapToLong(Long::longValue)
         .sum();
-  }
-
-  private static Map<TopicPartition, Long> endOffsets(
-      Admin admin, String topic, IsolationLevel isolation) throws Exception {
-    int partitions =
-        admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
-    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-    for (int p = 0; p < partitions; p++) {
-      latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-    }
-    Map<TopicPartition, Long> out = new HashMap<>();
-    admin
-        .listOffsets(latest, new ListOffsetsOptions(isolation))
-        .all()
-        .get()
-        .forEach((tp, info) -> out.put(tp, info.offset()));
-    return out;
   }
 
   private static void awaitNoOpenTransaction(String topic) throws Exception {

@@ -3,6 +3,7 @@ package io.queuebridge.examples.quickstart;
 import static io.queuebridge.examples.quickstart.ConnectFlows.endOffsetSum;
 import static io.queuebridge.examples.quickstart.ConnectFlows.example;
 import static io.queuebridge.examples.quickstart.ConnectFlows.post;
+import static io.queuebridge.examples.quickstart.ConnectFlows.streamSize;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,7 +12,6 @@ import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.QueueType;
-import io.queuebridge.core.errors.QueueNotFoundException;
 import io.queuebridge.core.message.Header;
 import io.queuebridge.core.message.KafkaCoordinates;
 import io.queuebridge.core.message.Message;
@@ -30,7 +30,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -95,18 +94,8 @@ class WorkerKillIT {
 
   @BeforeAll
   static void startBroker() {
-    Properties broker = new Properties();
-    broker.put("transaction.state.log.replication.factor", "1");
-    broker.put("transaction.state.log.min.isr", "1");
-    broker.put("offsets.topic.replication.factor", "1");
-    broker.put("group.initial.rebalance.delay.ms", "0");
-    // how often the broker aborts transactions older than their producer's transaction.timeout.ms
-    // (10 s by default): those of a killed task, which a restarting worker waits for
-    broker.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
     // the records carry timestamps of 2026-01-01: the default 7-day retention would delete them
-    broker.put("log.retention.ms", "-1");
-    kafka = new EmbeddedKafkaCluster(1, broker);
-    kafka.start();
+    kafka = ConnectFlows.startBroker(Map.of("log.retention.ms", "-1"));
   }
 
   @AfterAll
@@ -307,16 +296,6 @@ class WorkerKillIT {
             : utf8("{\"id\":" + i + ",\"pad\":\"" + "x".repeat(i % 61) + "\"}");
     return new ProducerRecord<>(
         topic, partition, BASE_TIMESTAMP + i, utf8("id-" + i), value, headers);
-  }
-
-  /** The messages in {@code stream} now, read beside the worker through a read-only open. */
-  private static long streamSize(Path store, String stream) {
-    try (Storage view =
-        QueueStores.provider("file").openReadOnly(Map.of("path", store.toString()))) {
-      return view.queues().tail(stream) - view.queues().head(stream);
-    } catch (QueueNotFoundException notYet) {
-      return 0;
-    }
   }
 
   // ------------------------------------------------------------------ source
