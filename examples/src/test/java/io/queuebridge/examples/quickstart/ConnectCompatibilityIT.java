@@ -156,6 +156,27 @@ class ConnectCompatibilityIT {
     }
   }
 
+  @Test
+  void theReadmeTableAndThePluginManifestStateWhatIsTested() throws IOException {
+    String readme = Files.readString(PluginUnderTest.repo().resolve("README.md"));
+    String table = readme.substring(readme.indexOf("## Compatibility"));
+    table = table.substring(0, table.indexOf("\n## ", 1));
+    List<String> rows = table.lines().filter(l -> l.matches("\\| \\d+\\.\\d+\\.\\d+ .*")).toList();
+    List<String> versions = rows.stream().map(r -> r.split(" ")[1]).toList();
+    List<String> tested = workers().stream().map(Worker::version).toList();
+    assertThat(versions)
+        .as("README's Compatibility table: the workers tested here and the build's own")
+        .containsExactlyInAnyOrderElementsOf(
+            Stream.concat(tested.stream(), Stream.of(PluginUnderTest.dependencyVersion("kafka")))
+                .toList());
+    String oldest = tested.stream().sorted().findFirst().orElseThrow();
+    String floor = oldest.substring(0, oldest.lastIndexOf('.')) + ".0";
+    assertThat(Files.readString(PluginUnderTest.dir().resolve("manifest.json")))
+        .as("the plugin's manifest states the supported range")
+        .contains("\"Apache Kafka Connect " + floor + " or later\"");
+    assertThat(table).contains("from **" + floor + "** on");
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("workers")
   void sinkAndExactlyOnceSourceKeepEveryRecordOnceThroughAWorkerKill(Worker w) throws Exception {
