@@ -93,14 +93,30 @@ class CliArchiveIT {
     String version = version();
     Path repo = repo();
     assertThat(names(home.getParent())).containsExactly("queue-bridge-" + version + "-cli");
-    assertThat(names(home)).containsExactlyInAnyOrder("bin", "lib", "doc", "README.md", "LICENSE");
+    assertThat(names(home))
+        .containsExactlyInAnyOrder("bin", "lib", "docs", "README.md", "CHANGELOG.md", "LICENSE");
     assertThat(names(home.resolve("bin"))).containsExactly("queue-bridge");
     assertThat(home.resolve("bin/queue-bridge"))
         .isExecutable()
         .hasSameTextualContentAs(repo.resolve("bin/queue-bridge"));
     assertThat(home.resolve("README.md")).hasSameTextualContentAs(repo.resolve("README.md"));
     assertThat(home.resolve("LICENSE")).hasSameTextualContentAs(repo.resolve("LICENSE"));
-    assertThat(names(home.resolve("doc"))).contains("CLI.md", "STORES.md");
+    assertThat(home.resolve("CHANGELOG.md")).hasSameTextualContentAs(repo.resolve("CHANGELOG.md"));
+    // docs/ beside README.md, as in the repository: every published page, byte for byte
+    try (Stream<Path> shipped = Files.walk(home.resolve("docs"));
+        Stream<Path> published = Files.walk(repo.resolve("docs"))) {
+      assertThat(shipped.filter(Files::isRegularFile).map(p -> home.resolve("docs").relativize(p)))
+          .containsExactlyInAnyOrderElementsOf(
+              published
+                  .filter(p -> p.toString().endsWith(".md"))
+                  .map(p -> repo.resolve("docs").relativize(p))
+                  .toList())
+          .contains(Path.of("CLI.md"), Path.of("STORES.md"))
+          .allSatisfy(
+              p ->
+                  assertThat(home.resolve("docs").resolve(p))
+                      .hasSameBinaryContentAs(repo.resolve("docs").resolve(p)));
+    }
 
     // lib/ is this module's jar and exactly what the repository launcher runs on
     Set<String> classpath = new TreeSet<>();

@@ -42,7 +42,7 @@ public final class ConfigReference {
           if (groupKeys.isEmpty()) {
             return;
           }
-          out.append("#### ").append(group).append("\n\n");
+          out.append("### ").append(group).append("\n\n");
           out.append("| Key | Type | Default | Valid values | Importance | Description |\n");
           out.append("|---|---|---|---|---|---|\n");
           for (ConfigDef.ConfigKey k : groupKeys) {

@@ -53,7 +53,7 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  *
  * <pre>
  * mvn -B -ntp -Psink-bench -pl connect-sink -am process-test-classes \
- *   -Dsink.bench.args="100000 1024 /work/bench-tmp 5"
+ *   -Dsink.bench.args="100000 1024 target/sinkperf 5"
  * </pre>
  *
  * Arguments: record count (default 100,000), value size in bytes (1,024), a directory on a real

@@ -157,15 +157,16 @@ class ConnectCompatibilityIT {
   }
 
   @Test
-  void theReadmeTableAndThePluginManifestStateWhatIsTested() throws IOException {
-    String readme = Files.readString(PluginUnderTest.repo().resolve("README.md"));
-    String table = readme.substring(readme.indexOf("## Compatibility"));
-    table = table.substring(0, table.indexOf("\n## ", 1));
+  void theDocsAndThePluginManifestStateWhatIsTested() throws IOException {
+    String deployment = Files.readString(PluginUnderTest.repo().resolve("docs/DEPLOYMENT.md"));
+    String table = deployment.substring(deployment.indexOf("## Compatibility"));
+    int next = table.indexOf("\n## ", 1);
+    table = next < 0 ? table : table.substring(0, next);
     List<String> rows = table.lines().filter(l -> l.matches("\\| \\d+\\.\\d+\\.\\d+ .*")).toList();
     List<String> versions = rows.stream().map(r -> r.split(" ")[1]).toList();
     List<String> tested = workers().stream().map(Worker::version).toList();
     assertThat(versions)
-        .as("README's Compatibility table: the workers tested here and the build's own")
+        .as("docs/DEPLOYMENT.md's Compatibility table: the workers tested here and the build's own")
         .containsExactlyInAnyOrderElementsOf(
             Stream.concat(tested.stream(), Stream.of(PluginUnderTest.dependencyVersion("kafka")))
                 .toList());
@@ -175,6 +176,9 @@ class ConnectCompatibilityIT {
         .as("the plugin's manifest states the supported range")
         .contains("\"Apache Kafka Connect " + floor + " or later\"");
     assertThat(table).contains("from **" + floor + "** on");
+    assertThat(Files.readString(PluginUnderTest.repo().resolve("README.md")))
+        .as("the README states the oldest supported worker")
+        .contains("from **" + floor + "** on");
   }
 
   @ParameterizedTest(name = "{0}")

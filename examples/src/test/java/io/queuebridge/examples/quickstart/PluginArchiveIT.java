@@ -17,6 +17,7 @@ import io.queuebridge.core.group.ConsumerGroups;
 import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.examples.PublishedDocs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -108,7 +109,33 @@ class PluginArchiveIT {
             "postgresql-" + PluginUnderTest.dependencyVersion("postgresql") + ".jar",
             "HikariCP-" + PluginUnderTest.dependencyVersion("hikaricp") + ".jar")
         .allSatisfy(jar -> assertThat(jar).endsWith(".jar"));
-    assertThat(names(dir.resolve("doc"))).contains("README.md", "LICENSE");
+    assertThat(names(dir.resolve("doc")))
+        .containsExactlyInAnyOrder("README.md", "CHANGELOG.md", "LICENSE", "docs");
+  }
+
+  @Test
+  void docHoldsThePublishedDocsAsTheyAreInTheRepository() throws IOException {
+    Path doc = PluginUnderTest.dir().resolve("doc");
+    Path repo = PluginUnderTest.repo();
+    for (String file : List.of("README.md", "CHANGELOG.md", "LICENSE")) {
+      assertThat(doc.resolve(file)).hasSameBinaryContentAs(repo.resolve(file));
+    }
+    List<Path> shipped = PublishedDocs.markdownFiles(doc.resolve("docs"));
+    assertThat(shipped.stream().map(p -> doc.resolve("docs").relativize(p)))
+        .as("doc/docs/: every page of the repository's docs/, and nothing else")
+        .containsExactlyInAnyOrderElementsOf(
+            PublishedDocs.markdownFiles(repo.resolve("docs")).stream()
+                .map(p -> repo.resolve("docs").relativize(p))
+                .toList())
+        .contains(Path.of("PERFORMANCE.md"), Path.of("perf", "sink.md"));
+    for (Path page : shipped) {
+      assertThat(page).hasSameBinaryContentAs(repo.resolve("docs").resolve(doc.resolve("docs").relativize(page)));
+    }
+    assertThat(
+            PublishedDocs.markdownFiles(doc).stream()
+                .flatMap(p -> PublishedDocs.vocabulary(p).stream()))
+        .as("development-process words or build-machine paths in the archive's doc/")
+        .isEmpty();
   }
 
   @Test

@@ -58,7 +58,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * #BACKLOG} messages (rows), so an iteration never runs dry.
  *
  * <pre>
- * flock -o /work/build.lock mvn -B -ntp -Pbench -pl queue-core,queue-store-postgres test-compile \
+ * mvn -B -ntp -Pbench -pl queue-core,queue-store-postgres test-compile \
  *   exec:exec -Dpg.jmh.args="PostgresStoreBenchmark"
  * </pre>
  */

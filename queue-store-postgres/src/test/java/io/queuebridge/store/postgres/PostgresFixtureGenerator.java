@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  * the server is the one {@link PostgresTestDatabase} finds, {@code QUEUEBRIDGE_TEST_PG_*}):
  *
  * <pre>
- *   flock /work/build.lock mvn -B -o -q -Pfixtures -pl queue-core,queue-store-postgres \
+ *   mvn -B -o -q -Pfixtures -pl queue-core,queue-store-postgres \
  *     test-compile exec:java
  * </pre>
  *

@@ -27,7 +27,7 @@ import java.util.stream.Stream;
  * <p>Rerun (from the repository root; replaces {@code file-v1/store} and the manifest):
  *
  * <pre>
- *   flock /work/build.lock mvn -B -o -q -Pfixtures -pl queue-core test-compile exec:java
+ *   mvn -B -o -q -Pfixtures -pl queue-core test-compile exec:java
  * </pre>
  *
  * or with another output directory as the only argument. The store is written with a fixed clock
