@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The repository's documentation reads without the project's history: no development-process
- * words, no paths of a build machine, no link that leads nowhere. The archives ship these files
+ * The repository's documentation reads without the project's history: no development-process words,
+ * no paths of a build machine, no link that leads nowhere. The archives ship these files
  * (PluginArchiveIT and CliArchiveIT compare them byte for byte).
  */
 class PublishedDocsTest {
@@ -92,8 +92,6 @@ class PublishedDocsTest {
             "[web](https://example.com/x.md)"));
     assertThat(PublishedDocs.brokenLinks(page))
         .extracting(Finding::line, Finding::text)
-        .containsExactly(
-            Tuple.tuple(3, "missing.md"),
-            Tuple.tuple(3, "other.md#no-such-heading"));
+        .containsExactly(Tuple.tuple(3, "missing.md"), Tuple.tuple(3, "other.md#no-such-heading"));
   }
 }

@@ -129,7 +129,9 @@ class PluginArchiveIT {
                 .toList())
         .contains(Path.of("PERFORMANCE.md"), Path.of("perf", "sink.md"));
     for (Path page : shipped) {
-      assertThat(page).hasSameBinaryContentAs(repo.resolve("docs").resolve(doc.resolve("docs").relativize(page)));
+      assertThat(page)
+          .hasSameBinaryContentAs(
+              repo.resolve("docs").resolve(doc.resolve("docs").relativize(page)));
     }
     assertThat(
             PublishedDocs.markdownFiles(doc).stream()
