@@ -19,8 +19,8 @@ import java.util.stream.Stream;
 /**
  * Reads the documentation as a user gets it (the repository's Markdown, the archives' {@code doc/})
  * and reports what a reader without the project's history could not follow: words of the
- * development process ({@code session 3}, {@code issue #17}), absolute paths of a build machine,
- * and relative links that lead nowhere.
+ * development process (numbered work sessions and issue numbers), absolute paths of a build
+ * machine, and relative links that lead nowhere.
  */
 public final class PublishedDocs {
   /** A finding: the file, the 1-based line, what is wrong and the text that is. */
@@ -57,14 +57,23 @@ public final class PublishedDocs {
           .filter(p -> p.getFileName().toString().endsWith(".md"))
           .filter(
               p ->
-                  root.relativize(p).toString().isEmpty()
-                      || Stream.of(root.relativize(p).toString().split("[/\\\\]"))
-                          .noneMatch(s -> s.equals("target") || s.startsWith(".")))
+                  Stream.of(root.relativize(p).toString().split("[/\\\\]"))
+                      .noneMatch(s -> s.equals("target") || s.startsWith(".")))
           .sorted()
           .toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** {@link #vocabulary} of every file of {@link #markdownFiles}{@code (root)}. */
+  public static List<Finding> vocabularyUnder(Path root) {
+    return markdownFiles(root).stream().flatMap(f -> vocabulary(f).stream()).toList();
+  }
+
+  /** {@link #brokenLinks} of every file of {@link #markdownFiles}{@code (root)}. */
+  public static List<Finding> brokenLinksUnder(Path root) {
+    return markdownFiles(root).stream().flatMap(f -> brokenLinks(f).stream()).toList();
   }
 
   /** The process vocabulary and machine paths in {@code file}, code blocks included. */
