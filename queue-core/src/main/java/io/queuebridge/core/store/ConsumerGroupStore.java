@@ -239,6 +239,59 @@ public interface ConsumerGroupStore {
   }
 
   /**
+   * Whether {@link #claimDue}, {@link #acknowledgePending} and {@link #acknowledgeAllPending} are
+   * each atomic by themselves against every other call on the group, from any thread and any
+   * process sharing the store, so the engine runs a queue-mode group's claims from the PEL and its
+   * acks outside {@link #atomically}: members of one group then claim and settle in parallel, and
+   * only reading from the cursor (and the rarer changes: nacks, rejects, dead letters, renewals,
+   * membership, resets) takes the group's section. False by default: the engine then runs every
+   * claim and settlement in the section, and the default methods rely on it.
+   */
+  default boolean concurrentClaims() {
+    return false;
+  }
+
+  /**
+   * Claims for {@code consumerId} up to {@code limit} pending entries claimable at {@code now} —
+   * those {@link #duePending} would return: {@code visibleAt} at or before {@code now}, blocked
+   * entries never — earliest first, and replaces each with {@link PendingEntry#claimedBy
+   * entry.claimedBy(consumerId, now, visibility)} in the same atomic step: a scheduled entry
+   * becomes a first delivery, a held one (its visibility passed) moves to the claimer. Returns the
+   * claimed entries <em>as they were before</em> the claim, in claim order; the caller derives what
+   * is stored now with {@code claimedBy}. Empty when nothing is claimable.
+   *
+   * <p>A store whose {@link #concurrentClaims()} is true makes concurrent calls on one group hand
+   * each entry to exactly one caller: an entry another call is claiming is skipped, not waited for
+   * (a database's {@code FOR UPDATE SKIP LOCKED}), so a call may return fewer than {@code limit}
+   * while another claims. The default pages through {@link #duePending} and records the claims with
+   * {@link #claimPending}; it relies on the caller's lock.
+   *
+   * @param limit at most this many entries; at least 1
+   * @throws IllegalArgumentException if {@code limit < 1}, {@code consumerId} is empty or {@code
+   *     visibility} is negative
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default List<PendingEntry> claimDue(
+      String queue,
+      String groupId,
+      String consumerId,
+      Instant now,
+      Duration visibility,
+      int limit) {
+    StoreChecks.checkClaimDue(queue, groupId, consumerId, now, visibility, limit);
+    List<PendingEntry> due = duePending(queue, groupId, now, null, limit);
+    if (due.isEmpty()) {
+      return due;
+    }
+    List<PendingEntry> claimed = new ArrayList<>(due.size());
+    for (PendingEntry e : due) {
+      claimed.add(e.claimedBy(consumerId, now, visibility));
+    }
+    claimPending(queue, groupId, claimed, overview(queue, groupId).group().cursor(), now);
+    return List.copyOf(due);
+  }
+
+  /**
    * The earliest {@code visibleAt} strictly after {@code after} among the pending entries of the
    * queue's queue-mode groups that are not {@linkplain PendingEntry#isBlocked() blocked}: when the
    * next redelivery, retry or scheduled message of the queue becomes claimable (the delivery engine

@@ -122,6 +122,19 @@ public record PendingEntry(
         offset, to, now, deliveryCount + 1, firstClaimedAt, now.plus(visibility), orderKey);
   }
 
+  /**
+   * This entry claimed by {@code consumerId} at {@code now} ({@link ConsumerGroupStore#claimDue}):
+   * a {@linkplain #isScheduled() scheduled} entry becomes a first delivery (count 1, first claimed
+   * now), a held one moves as {@link #transferredTo} moves it; either is visible again after {@code
+   * visibility}, its key kept.
+   */
+  public PendingEntry claimedBy(String consumerId, Instant now, Duration visibility) {
+    if (isScheduled()) {
+      return new PendingEntry(offset, consumerId, now, 1, now, now.plus(visibility), orderKey);
+    }
+    return transferredTo(consumerId, now, visibility);
+  }
+
   /** This entry with the ordering key {@code orderKey} ("" for none), otherwise unchanged. */
   public PendingEntry withOrderKey(String orderKey) {
     return new PendingEntry(

@@ -707,9 +707,10 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   /**
-   * One statement: locks the group, deletes the entry only if {@code consumerId} holds it with
-   * {@code deliveryCount}, and raises the committed offset (and the cursor with it) to the lowest
-   * other pending offset or the cursor.
+   * Two statements, neither waiting for another member's claim or ack of the group: the fenced
+   * delete of the entry (the group's row not locked), then {@link #raiseCommitted}. A failure
+   * between them leaves the entry removed and the committed offset behind, which the next ack (or a
+   * crash's rollback, as the SPI allows) makes good.
    */
   @Override
   public long acknowledgePending(
@@ -723,33 +724,19 @@ final class PgGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(consumerId, "consumerId");
     Objects.requireNonNull(now, "now");
-    return db.query(
+    db.query(
         queue,
         Db.Mode.WRITE,
-        lockedGroup(", g.cur, g.committed")
-            + ","
-            + " d AS (DELETE FROM "
+        group("")
+            + ", d AS (DELETE FROM "
             + s
             + ".pending p USING g WHERE p.queue_id = g.queue_id"
             + " AND p.group_id = g.group_id AND p.off = ? AND p.consumer_id = ?"
-            + " AND p.delivery_count = ? RETURNING p.off),"
-            + " t AS (SELECT g.queue_id, g.group_id, g.committed, GREATEST(g.committed,"
-            + " COALESCE((SELECT min(p.off) FROM "
-            + s
-            + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
-            + " AND p.off <> ?), g.cur)) AS target FROM g WHERE EXISTS (SELECT 1 FROM d)),"
-            + " u AS (UPDATE "
-            + s
-            + ".groups x SET committed = t.target, cur = GREATEST(x.cur, t.target),"
-            + " updated_s = ?, updated_n = ? FROM t WHERE x.queue_id = t.queue_id"
-            + " AND x.group_id = t.group_id AND t.target > t.committed RETURNING 1)"
-            + " SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM d),"
-            + " (SELECT target FROM t), (SELECT count(*) FROM u)",
+            + " AND p.delivery_count = ? RETURNING p.off)"
+            + " SELECT (SELECT count(*) FROM g), (SELECT count(*) FROM d)",
         p -> {
           p.setString(1, queue).setString(2, groupId);
           p.setLong(3, offset).setString(4, consumerId).setInt(5, deliveryCount);
-          p.setLong(6, offset);
-          p.setInstant(7, now);
         },
         rs -> {
           rs.next();
@@ -759,15 +746,16 @@ final class PgGroupStore implements ConsumerGroupStore {
           if (rs.getLong(2) == 0) {
             throw new PendingEntryNotFoundException(queue, groupId, consumerId, offset);
           }
-          return rs.getLong(3);
+          return null;
         });
+    return raiseCommitted(queue, groupId, now);
   }
 
   /**
-   * One statement for the whole batch, fenced as {@link #acknowledgePending} is: locks the group
-   * row, deletes each listed entry only if {@code consumerId} holds it with the listed delivery
-   * count, and raises the committed offset once (the cursor with it) to the lowest entry still
-   * pending, or the cursor when none is — as the memory and file stores' {@code GroupTable} does.
+   * Two statements for the whole batch, fenced as {@link #acknowledgePending} is: one delete of
+   * each listed entry {@code consumerId} holds with the listed delivery count (the group's row not
+   * locked), then, when it removed any, {@link #raiseCommitted} once — the committed offset as the
+   * memory and file stores' {@code GroupTable} leaves it.
    */
   @Override
   public long acknowledgeAllPending(
@@ -787,61 +775,193 @@ final class PgGroupStore implements ConsumerGroupStore {
       off[i] = offsets[i];
       count[i] = deliveryCounts[i];
     }
+    long committed =
+        db.query(
+            queue,
+            Db.Mode.WRITE,
+            group(", g.committed")
+                + ", d AS (DELETE FROM "
+                + s
+                + ".pending p USING g, (SELECT DISTINCT * FROM unnest(?::bigint[], ?::int[]))"
+                + " AS w(off, cnt) WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
+                + " AND p.off = w.off AND p.consumer_id = ? AND p.delivery_count = w.cnt"
+                + " RETURNING p.off, p.delivery_count)"
+                + " SELECT (SELECT count(*) FROM g), (SELECT committed FROM g), d.off,"
+                + " d.delivery_count FROM (SELECT 1) AS one LEFT JOIN d ON true",
+            p -> {
+              checkGroupName(queue, groupId);
+              p.setString(1, queue).setString(2, groupId);
+              p.setArray(3, "bigint", off).setArray(4, "int4", count);
+              p.setString(5, consumerId);
+            },
+            rs -> {
+              rs.next();
+              if (rs.getLong(1) == 0) {
+                throw new GroupNotFoundException(queue, groupId);
+              }
+              long before = rs.getLong(2);
+              Map<Long, Integer> gone = new HashMap<>(); // offset -> delivery count removed at
+              do {
+                long o = rs.getLong(3);
+                if (!rs.wasNull()) {
+                  gone.put(o, rs.getInt(4));
+                }
+              } while (rs.next());
+              for (int i = 0; i < n; i++) {
+                // the first listing of a removed entry with its count is the one that removed it
+                Integer c = gone.get(offsets[i]);
+                removed[i] = c != null && c == deliveryCounts[i];
+                if (removed[i]) {
+                  gone.remove(offsets[i]);
+                }
+              }
+              return before;
+            });
+    for (boolean r : removed) {
+      if (r) {
+        return raiseCommitted(queue, groupId, now);
+      }
+    }
+    return committed;
+  }
+
+  /**
+   * One statement after a removal: raises the committed offset (and the cursor with it) to the
+   * lowest entry still pending, or to the cursor when none is, never lowering it, and sets {@code
+   * updatedAt} when it moved. It locks the group's row only for itself: outside {@code atomically}
+   * it commits without waiting for the WAL flush ({@code synchronous_commit} off for this one
+   * transaction), so acks of one group queue behind each other only for a statement, not a disk
+   * write. A committed offset lost in a crash only rolls back, as the SPI allows. Each such
+   * statement reads the entries after its own removal committed, and the offset only rises, so the
+   * last one leaves the offset every removal before it implies.
+   *
+   * @return the committed offset afterwards
+   */
+  private long raiseCommitted(String queue, String groupId, Instant now) {
+    String async =
+        db.inBoundTransaction()
+            ? ""
+            : " a AS (SELECT set_config('synchronous_commit', 'off', true) AS v),";
     return db.query(
         queue,
         Db.Mode.WRITE,
-        lockedGroup(", g.cur, g.committed")
-            + ","
-            + " d AS (DELETE FROM "
+        "WITH"
+            + async
+            + " g AS (SELECT g.queue_id, g.group_id, g.cur, g.committed FROM "
             + s
-            + ".pending p USING g, (SELECT DISTINCT * FROM unnest(?::bigint[], ?::int[])) AS w(off,"
-            + " cnt) WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id AND p.off = w.off"
-            + " AND p.consumer_id = ? AND p.delivery_count = w.cnt RETURNING p.off,"
-            + " p.delivery_count),"
+            + ".groups g JOIN "
+            + s
+            + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?"
+            + (async.isEmpty() ? "" : " AND (SELECT v FROM a) IS NOT NULL")
+            + " FOR UPDATE OF g),"
             + " t AS (SELECT g.queue_id, g.group_id, g.committed, GREATEST(g.committed,"
-            + " COALESCE((SELECT p.off FROM "
+            + " COALESCE((SELECT min(p.off) FROM "
             + s
-            + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
-            + " AND NOT EXISTS (SELECT 1 FROM d WHERE d.off = p.off) ORDER BY p.off LIMIT 1),"
-            + " g.cur)) AS target FROM g WHERE EXISTS (SELECT 1 FROM d)),"
+            + ".pending p WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id), g.cur))"
+            + " AS target FROM g),"
             + " u AS (UPDATE "
             + s
-            + ".groups x SET committed = t.target, cur = GREATEST(x.cur, t.target),"
-            + " updated_s = ?, updated_n = ? FROM t WHERE x.queue_id = t.queue_id"
-            + " AND x.group_id = t.group_id AND t.target > t.committed RETURNING 1)"
-            + " SELECT (SELECT count(*) FROM g), COALESCE((SELECT target FROM t),"
-            + " (SELECT committed FROM g)), d.off, d.delivery_count"
-            + " FROM (SELECT 1) AS one LEFT JOIN d ON true",
+            + ".groups x SET committed = GREATEST(x.committed, t.target),"
+            + " cur = GREATEST(x.cur, t.target), updated_s = ?, updated_n = ? FROM t"
+            + " WHERE x.queue_id = t.queue_id AND x.group_id = t.group_id"
+            + " AND t.target > t.committed RETURNING 1)"
+            + " SELECT (SELECT count(*) FROM g), (SELECT target FROM t)",
         p -> {
-          checkGroupName(queue, groupId);
           p.setString(1, queue).setString(2, groupId);
-          p.setArray(3, "bigint", off).setArray(4, "int4", count);
-          p.setString(5, consumerId);
-          p.setInstant(6, now);
+          p.setInstant(3, now);
         },
         rs -> {
           rs.next();
           if (rs.getLong(1) == 0) {
             throw new GroupNotFoundException(queue, groupId);
           }
-          long committed = rs.getLong(2);
-          Map<Long, Integer> gone = new HashMap<>(); // offset -> delivery count it was removed at
-          do {
-            long o = rs.getLong(3);
-            if (!rs.wasNull()) {
-              gone.put(o, rs.getInt(4));
-            }
-          } while (rs.next());
-          for (int i = 0; i < n; i++) {
-            // the first listing of a removed entry with its count is the one that removed it
-            Integer c = gone.get(offsets[i]);
-            removed[i] = c != null && c == deliveryCounts[i];
-            if (removed[i]) {
-              gone.remove(offsets[i]);
-            }
-          }
-          return committed;
+          return rs.getLong(2);
         });
+  }
+
+  /** True: see {@link #claimDue}, {@link #acknowledgePending} and {@link #raiseCommitted}. */
+  @Override
+  public boolean concurrentClaims() {
+    return true;
+  }
+
+  /**
+   * One statement on the index {@code pending_due}, the group's row not locked: selects the
+   * claimable entries earliest first with {@code FOR UPDATE SKIP LOCKED} (entries another call is
+   * claiming, acking or changing are passed over, not waited for), moves them to the claimer and
+   * returns them as they were.
+   */
+  @Override
+  public List<PendingEntry> claimDue(
+      String queue,
+      String groupId,
+      String consumerId,
+      Instant now,
+      Duration visibility,
+      int limit) {
+    StoreChecks.checkClaimDue(queue, groupId, consumerId, now, visibility, limit);
+    Instant visibleAt = now.plus(visibility);
+    return db.query(
+        queue,
+        Db.Mode.WRITE,
+        group("")
+            + ", c AS (SELECT p.queue_id AS qid, p.group_id AS gid, "
+            + PENDING_COLUMNS
+            + " FROM "
+            + s
+            + ".pending p, g WHERE p.queue_id = g.queue_id AND p.group_id = g.group_id"
+            + " AND (p.visible_s, p.visible_n) <= (?, ?) ORDER BY p.visible_s, p.visible_n, p.off"
+            + " LIMIT ? FOR UPDATE OF p SKIP LOCKED),"
+            + " u AS (UPDATE "
+            + s
+            + ".pending p SET consumer_id = ?, claimed_s = ?, claimed_n = ?,"
+            + " delivery_count = p.delivery_count + 1,"
+            + " first_s = CASE WHEN p.consumer_id = '' THEN ? ELSE p.first_s END,"
+            + " first_n = CASE WHEN p.consumer_id = '' THEN ? ELSE p.first_n END,"
+            + " visible_s = ?, visible_n = ? FROM c WHERE p.queue_id = c.qid"
+            + " AND p.group_id = c.gid AND p.off = c.off RETURNING 1)"
+            + " SELECT (SELECT count(*) FROM g), "
+            + prefixed("c.", PENDING_COLUMNS)
+            + " FROM (SELECT 1) AS one LEFT JOIN c ON true"
+            + " ORDER BY c.visible_s, c.visible_n, c.off",
+        p -> {
+          checkGroupName(queue, groupId);
+          p.setString(1, queue).setString(2, groupId);
+          p.setInstant(3, now);
+          p.setInt(5, limit);
+          p.setString(6, consumerId);
+          p.setInstant(7, now);
+          p.setLong(9, now.getEpochSecond());
+          p.setInt(10, now.getNano());
+          p.setInstant(11, visibleAt);
+        },
+        rs -> {
+          rs.next();
+          if (rs.getLong(1) == 0) {
+            throw new GroupNotFoundException(queue, groupId);
+          }
+          return joinedEntries(rs, 2, 2);
+        });
+  }
+
+  /** {@code columns}, a comma-separated list, each prefixed with {@code prefix}. */
+  private static String prefixed(String prefix, String columns) {
+    return prefix + columns.replace(", ", ", " + prefix);
+  }
+
+  /**
+   * The opening of a statement on a group that does not lock it: the CTE {@code g}, the group's key
+   * with {@code columns}; its two parameters are the queue name and the group id. An unknown queue
+   * or group leaves {@code g} empty.
+   */
+  private String group(String columns) {
+    return "WITH g AS (SELECT g.queue_id, g.group_id"
+        + columns
+        + " FROM "
+        + s
+        + ".groups g JOIN "
+        + s
+        + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ?)";
   }
 
   @Override

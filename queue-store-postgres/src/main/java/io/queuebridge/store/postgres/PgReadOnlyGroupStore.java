@@ -115,6 +115,23 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public List<PendingEntry> claimDue(
+      String queue,
+      String groupId,
+      String consumerId,
+      Instant now,
+      Duration visibility,
+      int limit) {
+    throw refused("claimDue", queue, groupId);
+  }
+
+  /** False: a read-only view claims nothing. */
+  @Override
+  public boolean concurrentClaims() {
+    return false;
+  }
+
+  @Override
   public long acknowledgePending(
       String queue,
       String groupId,

@@ -56,6 +56,11 @@ class PostgresStoreContractTest extends StoreContractTest {
   }
 
   @Override
+  protected boolean sharedAcrossInstances() {
+    return true;
+  }
+
+  @Override
   protected boolean exactTimeOffset() {
     return true;
   }

@@ -18,8 +18,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -43,6 +45,7 @@ final class Claims {
   private final GroupCoordinator owner;
   private final QueueStore queues;
   private final ConsumerGroupStore groups;
+  private final boolean concurrent; // groups.concurrentClaims(), asked once
   private final EngineClock time;
   private final GroupSettings settings;
   private final MetricsRecorder metrics;
@@ -56,6 +59,7 @@ final class Claims {
       GroupCoordinator owner,
       QueueStore queues,
       ConsumerGroupStore groups,
+      boolean concurrent,
       EngineClock time,
       GroupSettings settings,
       MetricsRecorder metrics,
@@ -65,6 +69,7 @@ final class Claims {
     this.owner = owner;
     this.queues = queues;
     this.groups = groups;
+    this.concurrent = concurrent;
     this.time = time;
     this.settings = settings;
     this.metrics = metrics;
@@ -81,6 +86,9 @@ final class Claims {
    */
   int claim(
       String queue, String group, String consumerId, int n, long start, List<GroupDelivery> out) {
+    if (concurrent) {
+      return claimConcurrently(queue, group, consumerId, n, start, out);
+    }
     // The group without its pending entries: a claim's cost does not grow with the PEL (scheduled
     // messages can make it large, BEHAVIOUR Q-DELAY); stealing reads the due ones from the index.
     // A store may read the queue's configuration with it (one query fewer on a database).
@@ -101,16 +109,253 @@ final class Claims {
         return -1;
       }
       return claimFromCursor(
-              config, overview, overview.held() + firsts, consumerId, n, now, visibility, out)
+              config,
+              overview,
+              overview.held() + firsts,
+              consumerId,
+              n,
+              now,
+              visibility,
+              out,
+              false)
           .pelFull();
     }
     CursorPass pass =
-        claimFromCursor(config, overview, overview.held(), consumerId, n, now, visibility, out);
+        claimFromCursor(
+            config, overview, overview.held(), consumerId, n, now, visibility, out, false);
     if (out.size() < n) {
       steal(config, g, pass.cursor(), consumerId, n, now, visibility, out);
     }
     return pass.pelFull();
   }
+
+  /**
+   * A claim on a store whose claims are atomic by themselves ({@link
+   * ConsumerGroupStore#concurrentClaims}), outside the group's section: the claimable entries first
+   * ({@link ConsumerGroupStore#claimDue}); when they do not fill the claim, a read ahead from the
+   * cursor in the section ({@link #readAhead}) and a second {@code claimDue}. Stealing, first
+   * deliveries of scheduled messages and of read-ahead entries are all one path here.
+   *
+   * @return the PEL size when the PEL cap stopped the read ahead and nothing was claimed, else -1
+   */
+  private int claimConcurrently(
+      String queue, String group, String consumerId, int n, long start, List<GroupDelivery> out) {
+    GroupOverview overview = groups.overview(queue, group);
+    QueueConfig config =
+        overview.queueConfig() != null ? overview.queueConfig() : queues.getQueue(queue);
+    ConsumerGroupState g = overview.group();
+    GroupCoordinator.requireMode(g, GroupMode.QUEUE);
+    Instant now = time.at(start);
+    members.touch(g, consumerId, now);
+    Duration visibility = visibility(config);
+    if (overview.pending() > 0) { // else nothing is claimable: straight to the read ahead
+      takeClaimable(config, g, consumerId, n, now, visibility, out);
+      if (out.size() >= n) {
+        return -1;
+      }
+    }
+    int[] pelFull = {-1};
+    boolean read =
+        groups.atomically(
+            queue,
+            group,
+            () -> {
+              GroupOverview fresh = groups.overview(queue, group);
+              if (fresh.group().cursor() != g.cursor()) {
+                return true; // another member read ahead while this one waited: take from that
+              }
+              CursorPass pass = readAhead(config, fresh, consumerId, n - out.size(), now);
+              pelFull[0] = pass.pelFull();
+              return pass.cursor() != g.cursor();
+            });
+    if (read) {
+      takeClaimable(config, g, consumerId, n, now, visibility, out);
+    }
+    metrics.claimed(0, out.size() < n);
+    return out.isEmpty() ? pelFull[0] : -1;
+  }
+
+  /**
+   * Claims the claimable entries ({@link ConsumerGroupStore#claimDue}) into {@code out} until it
+   * holds {@code n} or none is left, and checks each as a steal does ({@link #takeClaimed}).
+   */
+  private void takeClaimable(
+      QueueConfig config,
+      ConsumerGroupState g,
+      String consumerId,
+      int n,
+      Instant now,
+      Duration visibility,
+      List<GroupDelivery> out) {
+    long start = System.nanoTime();
+    try {
+      while (out.size() < n) {
+        int want = n - out.size();
+        List<PendingEntry> claimed =
+            groups.claimDue(g.queue(), g.id(), consumerId, now, visibility, want);
+        Map<Long, Message> messages = messagesOf(g.queue(), claimed);
+        for (PendingEntry before : claimed) {
+          PendingEntry after = before.claimedBy(consumerId, now, visibility);
+          takeClaimed(config, g, before, after, messages.get(before.offset()), now, out);
+        }
+        if (claimed.size() < want) {
+          return;
+        }
+      }
+    } finally {
+      metrics.stealLatencyNanos.add(System.nanoTime() - start);
+    }
+  }
+
+  /**
+   * The messages of {@code entries} by offset: one {@link QueueStore#readBatch} over their span
+   * when they lie close together (entries read ahead usually are contiguous), else one read each. A
+   * truncated offset has no mapping ({@link #takeClaimed} reads it again to tell).
+   */
+  private Map<Long, Message> messagesOf(String queue, List<PendingEntry> entries) {
+    Map<Long, Message> out = new HashMap<>(entries.size() * 2);
+    if (entries.isEmpty()) {
+      return out;
+    }
+    long low = Long.MAX_VALUE;
+    long high = Long.MIN_VALUE;
+    for (PendingEntry e : entries) {
+      low = Math.min(low, e.offset());
+      high = Math.max(high, e.offset());
+    }
+    long span = high - low + 1;
+    if (span <= 2L * entries.size() + 8) {
+      for (Message m : queues.readBatch(queue, low, (int) span)) {
+        out.put(m.offset(), m);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * One entry {@link ConsumerGroupStore#claimDue} moved to the claimer ({@code before} as it was,
+   * {@code after} as it is now): handed out unless it is poison (dead-lettered, in the group's
+   * section), truncated or expired (dropped), or a keyed scheduled message released before its due
+   * time (scheduled again). As {@link #takeDue}, but the entry is already the claimer's.
+   */
+  private void takeClaimed(
+      QueueConfig config,
+      ConsumerGroupState g,
+      PendingEntry before,
+      PendingEntry after,
+      Message read,
+      Instant now,
+      List<GroupDelivery> out) {
+    String queue = g.queue();
+    boolean scheduled = before.isScheduled();
+    Message m;
+    try {
+      m = read != null ? read : queues.read(queue, before.offset());
+    } catch (OffsetOutOfRangeException gone) {
+      LOG.warn(
+          "pending offset {} of group {} on queue {} was truncated; dropping the entry",
+          before.offset(),
+          g.id(),
+          queue);
+      releaseQuietly(queue, g.id(), after, now);
+      metrics.discarded.increment();
+      return;
+    }
+    String poison = scheduled ? null : deadLetters.exhausted(config, before, now);
+    if (poison != null) {
+      try {
+        groups.atomically(
+            queue,
+            g.id(),
+            () -> {
+              if (heldNow(queue, g.id(), after)) {
+                deadLetters.deadLetter(config, g.id(), before, m, poison, now);
+                release(queue, g.id(), after, now);
+              }
+              return null;
+            });
+      } catch (QueueException failed) {
+        LOG.warn(
+            "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
+            before.offset(),
+            g.id(),
+            queue,
+            failed);
+      }
+      metrics.stealAttempt(false);
+      return;
+    }
+    if (m.isExpired(now)) {
+      releaseQuietly(queue, g.id(), after, now);
+      metrics.discarded.increment();
+      if (!scheduled) {
+        metrics.stealAttempt(false);
+      }
+      return;
+    }
+    if (scheduled) {
+      Instant due = before.hasOrderKey() ? m.deliverAt() : null;
+      if (due != null && due.isAfter(now)) {
+        // released by its key before its own due time (BEHAVIOUR Q-ORDER): waits for that
+        groups.atomically(
+            queue,
+            g.id(),
+            () -> {
+              if (heldNow(queue, g.id(), after)) {
+                groups.updatePending(queue, g.id(), before.withVisibleAt(due));
+              }
+              return null;
+            });
+        redeliveryDue(queue, g.id(), due);
+        return;
+      }
+      metrics.claimed(1, false);
+    } else {
+      metrics.stealAttempt(true);
+    }
+    out.add(delivery(g, after, m));
+    redeliveryDue(queue, g.id(), after.visibleAt());
+  }
+
+  /** Whether {@code e} is still stored as it is: the same holder and delivery count. */
+  private boolean heldNow(String queue, String group, PendingEntry e) {
+    return groups
+        .findPending(queue, group, e.offset())
+        .filter(
+            p -> p.consumerId().equals(e.consumerId()) && p.deliveryCount() == e.deliveryCount())
+        .isPresent();
+  }
+
+  /** {@link #release}, ignoring an entry that no longer is the claimer's (a steal took it). */
+  private void releaseQuietly(String queue, String group, PendingEntry e, Instant now) {
+    try {
+      release(queue, group, e, now);
+    } catch (io.queuebridge.core.errors.PendingEntryNotFoundException stolen) {
+      LOG.debug(
+          "offset {} of group {} on queue {} moved on before it was dropped",
+          e.offset(),
+          group,
+          queue);
+    }
+  }
+
+  /**
+   * Reads up to a chunk of messages from the cursor into the PEL as ready entries (claimable at
+   * once, no holder yet), blocked and scheduled ones as a claim from the cursor records them, and
+   * moves the cursor past them: one {@link ConsumerGroupStore#claimPending} call. Runs in the
+   * group's section. The chunk is {@code max(4 × wanted, 128)} messages, so the section is entered
+   * once per several claims.
+   */
+  private CursorPass readAhead(
+      QueueConfig config, GroupOverview overview, String consumerId, int wanted, Instant now) {
+    int chunk = Math.min(GroupCoordinator.SCAN_LIMIT, Math.max(4 * wanted, READ_AHEAD));
+    List<GroupDelivery> none = new ArrayList<>(0);
+    return claimFromCursor(
+        config, overview, overview.held(), consumerId, chunk, now, Duration.ZERO, none, true);
+  }
+
+  /** The least a read ahead takes from the cursor. */
+  static final int READ_AHEAD = 128;
 
   /**
    * What a claim from the cursor did: the PEL size when the cap stopped it (else -1), and the
@@ -126,7 +371,8 @@ final class Claims {
       int n,
       Instant now,
       Duration visibility,
-      List<GroupDelivery> out) {
+      List<GroupDelivery> out,
+      boolean ahead) {
     ConsumerGroupState g = overview.group();
     String queue = g.queue();
     int max = settings.maxPelSize();
@@ -201,11 +447,16 @@ final class Claims {
           }
           continue;
         }
-        PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt, key);
-        entries.add(e);
+        if (ahead) {
+          // read ahead: claimable at once by any member (ConsumerGroupStore#claimDue)
+          entries.add(PendingEntry.scheduled(m.offset(), now, now).withOrderKey(key));
+        } else {
+          PendingEntry e = new PendingEntry(m.offset(), consumerId, now, 1, now, visibleAt, key);
+          entries.add(e);
+          out.add(delivery(g, e, m));
+        }
         pelSize++;
         claimed++;
-        out.add(delivery(g, e, m));
         if (claimed >= wanted) {
           break scan;
         }
@@ -220,7 +471,7 @@ final class Claims {
       groups.claimPending(queue, g.id(), entries, cursor, now);
       metrics.pelChanged(claimed + scheduled + blocked);
     }
-    if (claimed > 0) {
+    if (claimed > 0 && !ahead) {
       redeliveryDue(queue, g.id(), visibleAt);
     }
     metrics.blocked.add(blocked);
@@ -228,7 +479,9 @@ final class Claims {
       metrics.scheduled(scheduled);
       redeliveryDue(queue, g.id(), firstDue); // wake a consumer when the first one is due
     }
-    metrics.claimed(claimed, claimed < wanted);
+    if (!ahead) {
+      metrics.claimed(claimed, claimed < wanted);
+    }
     return new CursorPass(full ? pelSize : -1, cursor);
   }
 

@@ -176,6 +176,9 @@ public final class GroupCoordinator implements ConsumerGroups {
   private final ReentrantLock lock = new ReentrantLock();
   private final MetricsRecorder metrics = new MetricsRecorder();
 
+  /** {@link ConsumerGroupStore#concurrentClaims()}, asked once. */
+  private final boolean concurrent;
+
   private final Members members;
   private final StreamCursors cursors;
   private final DeadLetters deadLetters;
@@ -190,6 +193,7 @@ public final class GroupCoordinator implements ConsumerGroups {
     this.groups = b.groups;
     this.time = new EngineClock(b.clock);
     this.settings = b.settings;
+    this.concurrent = groups.concurrentClaims();
     this.members = new Members(queues, groups, time, settings, metrics, b.listener);
     this.cursors =
         new StreamCursors(
@@ -197,7 +201,16 @@ public final class GroupCoordinator implements ConsumerGroups {
     this.deadLetters = new DeadLetters(queues, settings, metrics);
     this.claims =
         new Claims(
-            this, queues, groups, time, settings, metrics, members, deadLetters, b.redelivery);
+            this,
+            queues,
+            groups,
+            concurrent,
+            time,
+            settings,
+            metrics,
+            members,
+            deadLetters,
+            b.redelivery);
     this.settlement =
         new Settlement(this, queues, groups, time, metrics, claims, deadLetters, cursors);
     this.retention = new Retention(queues, groups, metrics);
@@ -423,11 +436,14 @@ public final class GroupCoordinator implements ConsumerGroups {
   private int claim(String queue, String group, String consumerId, int n, List<GroupDelivery> out) {
     requireMemberId(consumerId);
     long start = System.nanoTime();
+    // A store whose claims are atomic by themselves: the claim enters the group's section only to
+    // read ahead from the cursor (Claims#claimConcurrently).
     return timed(
         queue,
         group,
         start,
         metrics.claimLatencyNanos,
+        !concurrent,
         () -> claims.claim(queue, group, consumerId, n, start, out));
   }
 
@@ -462,7 +478,13 @@ public final class GroupCoordinator implements ConsumerGroups {
 
   void settleAck(ClaimedDelivery d) {
     long start = System.nanoTime();
-    timed(d.queue(), d.group(), start, metrics.ackLatencyNanos, () -> settlement.ack(d, start));
+    timed(
+        d.queue(),
+        d.group(),
+        start,
+        metrics.ackLatencyNanos,
+        inSection(d.mode(), d.orderKey().isEmpty()),
+        () -> settlement.ack(d, start));
   }
 
   @Override
@@ -475,6 +497,11 @@ public final class GroupCoordinator implements ConsumerGroups {
     String group = batch[0].group();
     byte[] state = Settlement.beginSettling(batch);
     boolean applied = false;
+    boolean unkeyed = true;
+    for (ClaimedDelivery d : batch) {
+      unkeyed &= d.orderKey().isEmpty();
+    }
+    boolean section = inSection(batch[0].mode(), unkeyed);
     try {
       long start = System.nanoTime();
       timed(
@@ -482,6 +509,7 @@ public final class GroupCoordinator implements ConsumerGroups {
           group,
           start,
           metrics.ackLatencyNanos,
+          section,
           () -> settlement.ackAll(queue, group, batch, state, start));
       applied = true;
     } finally {
@@ -519,6 +547,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         group,
         start,
         metrics.claimLatencyNanos,
+        true,
         () -> cursors.peek(queue, group, consumerId, n, start));
   }
 
@@ -683,16 +712,31 @@ public final class GroupCoordinator implements ConsumerGroups {
    * latency added after the release could be lost to a racing one.
    */
   private <T> T timed(
-      String queue, String group, long start, MetricsRecorder.Latency latency, Supplier<T> body) {
+      String queue,
+      String group,
+      long start,
+      MetricsRecorder.Latency latency,
+      boolean section,
+      Supplier<T> body) {
     lock.lock();
     try {
-      return groups.atomically(queue, group, body);
+      return section ? groups.atomically(queue, group, body) : body.get();
     } finally {
       if (latency.sample()) {
         latency.add(System.nanoTime() - start);
       }
       lock.unlock();
     }
+  }
+
+  /**
+   * Whether an ack of a group of {@code mode} runs in the group's section: always, unless the
+   * store's acks are atomic by themselves ({@link ConsumerGroupStore#concurrentClaims}) and the
+   * acked deliveries of a queue-mode group carry no ordering key. A keyed ack releases its key's
+   * next entry, which must not interleave with a read ahead blocking a new message behind it.
+   */
+  private boolean inSection(GroupMode mode, boolean unkeyed) {
+    return !(concurrent && mode == GroupMode.QUEUE && unkeyed);
   }
 
   // ---------------------------------------------------------------- checks shared by the jobs

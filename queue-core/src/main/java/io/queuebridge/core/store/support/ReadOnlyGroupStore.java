@@ -105,6 +105,23 @@ public abstract class ReadOnlyGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public final List<PendingEntry> claimDue(
+      String queue,
+      String groupId,
+      String consumerId,
+      Instant now,
+      Duration visibility,
+      int limit) {
+    throw refused("claimDue", queue, groupId);
+  }
+
+  /** False: a read-only view claims nothing. */
+  @Override
+  public final boolean concurrentClaims() {
+    return false;
+  }
+
+  @Override
   public final long acknowledgePending(
       String queue,
       String groupId,

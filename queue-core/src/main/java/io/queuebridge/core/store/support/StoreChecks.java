@@ -213,6 +213,50 @@ public final class StoreChecks {
   }
 
   /**
+   * The checks of {@link ConsumerGroupStore#claimDue}: every argument non-null, {@code limit} at
+   * least 1, a non-empty claimer and a visibility that is not negative.
+   *
+   * @throws NullPointerException naming the first null argument
+   * @throws IllegalArgumentException naming the bad value and what was expected
+   */
+  public static void checkClaimDue(
+      String queue,
+      String groupId,
+      String consumerId,
+      Instant now,
+      Duration visibility,
+      int limit) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(consumerId, "consumerId");
+    Objects.requireNonNull(now, "now");
+    Objects.requireNonNull(visibility, "visibility");
+    if (limit < 1) {
+      throw new IllegalArgumentException(
+          "claimDue on group "
+              + groupId
+              + " of queue "
+              + queue
+              + ": limit is "
+              + limit
+              + "; expected at least 1");
+    }
+    if (consumerId.isEmpty()) {
+      throw new IllegalArgumentException(
+          "claimDue on group " + groupId + " of queue " + queue + ": consumerId must be non-empty");
+    }
+    if (visibility.isNegative()) {
+      throw new IllegalArgumentException(
+          "claimDue on group "
+              + groupId
+              + " of queue "
+              + queue
+              + ": visibility must not be negative, got "
+              + visibility);
+    }
+  }
+
+  /**
    * The checks of {@link ConsumerGroupStore#claimPending}: {@code entries} and {@code now}
    * non-null, and no null entry.
    *

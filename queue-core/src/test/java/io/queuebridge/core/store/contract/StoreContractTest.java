@@ -24,6 +24,8 @@ import io.queuebridge.core.errors.ReadOnlyStoreException;
 import io.queuebridge.core.errors.ReservedQueueException;
 import io.queuebridge.core.errors.StoreClosedException;
 import io.queuebridge.core.errors.StoreNotFoundException;
+import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.message.Header;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.message.MessageProperties;
@@ -152,6 +154,17 @@ public abstract class StoreContractTest {
    * the exact answer.
    */
   protected boolean exactTimeOffset() {
+    return false;
+  }
+
+  /**
+   * Whether a second {@link #openStorage} on the same directory, while the first store is open,
+   * gives another instance on the same data (a database each instance reaches with its own pool, as
+   * separate processes would). When true the concurrency rules run their members on separate
+   * instances, each under its own engine; when false on one instance under one engine. Default
+   * false.
+   */
+  protected boolean sharedAcrossInstances() {
     return false;
   }
 
@@ -2343,6 +2356,186 @@ public abstract class StoreContractTest {
       ConsumerGroupState g = groups().getGroup("q", "g" + t);
       assertThat(g.pending()).hasSize(entries);
       assertThat(g.cursor()).isEqualTo(entries);
+    }
+  }
+
+  @Test
+  void claimDueClaimsTheClaimableEntriesEarliestFirstAndReturnsThemAsTheyWere() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g").withCursor(10, T0));
+    PendingEntry expired = new PendingEntry(2, "c1", T0, 1, T0, T0.plusSeconds(1));
+    PendingEntry ready = PendingEntry.scheduled(3, T0, T0).withOrderKey("k");
+    PendingEntry later = new PendingEntry(4, "c1", T0, 1, T0, T0.plusSeconds(60));
+    PendingEntry blocked = PendingEntry.blocked(5, T0, "k");
+    PendingEntry due = PendingEntry.scheduled(6, T0, T0.plusSeconds(2));
+    groups().claimPending("q", "g", List.of(expired, ready, later, blocked, due), 10, T0);
+    Instant now = T0.plusSeconds(5);
+    Duration visibility = Duration.ofSeconds(30);
+
+    List<PendingEntry> first = groups().claimDue("q", "g", "c2", now, visibility, 2);
+    assertThat(first)
+        .as("earliest visibleAt first, at most the limit")
+        .containsExactly(ready, expired);
+    List<PendingEntry> second = groups().claimDue("q", "g", "c2", now, visibility, 10);
+    assertThat(second)
+        .as("neither one claimed already, nor one visible later, nor a blocked one")
+        .containsExactly(due);
+    assertThat(groups().claimDue("q", "g", "c2", now, visibility, 10)).isEmpty();
+
+    assertThat(groups().getAllPending("q", "g"))
+        .containsExactly(
+            expired.claimedBy("c2", now, visibility),
+            new PendingEntry(3, "c2", now, 1, now, now.plus(visibility), "k"),
+            later,
+            blocked,
+            new PendingEntry(6, "c2", now, 1, now, now.plus(visibility)));
+    assertThat(groups().getAllPending("q", "g").get(0).deliveryCount())
+        .as("a stolen entry counts one delivery more and keeps its first claim")
+        .isEqualTo(2);
+    assertThat(groups().getGroup("q", "g").cursor()).isEqualTo(10);
+  }
+
+  @Test
+  void claimDueRefusesBadArgumentsAndAnUnknownGroup() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    Duration v = Duration.ofSeconds(1);
+    assertThatThrownBy(() -> groups().claimDue("q", "g", "c", T0, v, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("limit is 0");
+    assertThatThrownBy(() -> groups().claimDue("q", "g", "", T0, v, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("consumerId");
+    assertThatThrownBy(() -> groups().claimDue("q", "g", "c", T0, Duration.ofSeconds(-1), 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("visibility");
+    assertThatThrownBy(() -> groups().claimDue("q", "nope", "c", T0, v, 1))
+        .isInstanceOf(GroupNotFoundException.class);
+  }
+
+  /**
+   * The engines of the concurrency rules: four over four instances of the store when it is {@link
+   * #sharedAcrossInstances() shared}, else one over the store under test, named four times.
+   */
+  private List<GroupCoordinator> engines(List<Storage> opened) throws Exception {
+    List<GroupCoordinator> engines = new ArrayList<>();
+    GroupCoordinator only = GroupCoordinator.builder(storage).build();
+    for (int i = 0; i < 4; i++) {
+      if (sharedAcrossInstances() && i > 0) {
+        Storage other = openStorage(dir);
+        opened.add(other);
+        engines.add(GroupCoordinator.builder(other).build());
+      } else {
+        engines.add(only);
+      }
+    }
+    return engines;
+  }
+
+  @Test
+  void competingMembersOfOneGroupGetEachMessageOnceAtATimeAndLoseNone() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    int messages = 600;
+    for (int i = 0; i < messages / 100; i++) {
+      appendValues("q", 100);
+    }
+    List<Storage> opened = new ArrayList<>();
+    try {
+      List<GroupCoordinator> engines = engines(opened);
+      for (int i = 0; i < engines.size(); i++) {
+        engines.get(i).join("q", "", "g", "m" + i, null);
+      }
+      Map<Long, String> holder = new java.util.concurrent.ConcurrentHashMap<>();
+      Set<Long> acked = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      List<String> violations = java.util.Collections.synchronizedList(new ArrayList<>());
+      AtomicInteger done = new AtomicInteger();
+      List<Future<?>> members = new ArrayList<>();
+      for (int i = 0; i < engines.size(); i++) {
+        GroupCoordinator engine = engines.get(i);
+        String me = "m" + i;
+        boolean batch = i % 2 == 0; // half the members settle with ackAll, half one by one
+        members.add(
+            executor.submit(
+                () -> {
+                  int round = 0;
+                  while (done.get() < messages) {
+                    List<GroupDelivery> claimed = engine.claimBatch("q", "g", me, 7);
+                    for (GroupDelivery d : claimed) {
+                      String other = holder.putIfAbsent(d.offset(), me);
+                      if (other != null) {
+                        violations.add(d.offset() + " held by " + other + " and " + me);
+                      }
+                    }
+                    List<GroupDelivery> settle = new ArrayList<>();
+                    for (GroupDelivery d : claimed) {
+                      holder.remove(d.offset());
+                      if (++round % 29 == 0) {
+                        d.nack(Duration.ZERO); // back to the group: claimed again by anyone
+                      } else {
+                        settle.add(d);
+                      }
+                    }
+                    List<GroupDelivery> refused = batch ? engine.ackAll(settle) : ackEach(settle);
+                    assertThat(refused).as("acks of deliveries still held").isEmpty();
+                    for (GroupDelivery d : settle) {
+                      if (!acked.add(d.offset())) {
+                        violations.add(d.offset() + " acked twice");
+                      }
+                    }
+                    done.addAndGet(settle.size());
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : members) {
+        f.get(90, TimeUnit.SECONDS);
+      }
+      assertThat(violations).as("messages held by two members at once, or acked twice").isEmpty();
+      assertThat(acked).as("every message acked").hasSize(messages);
+      ConsumerGroupState g = groups().getGroup("q", "g");
+      assertThat(g.pending()).as("nothing left pending").isEmpty();
+      assertThat(g.committed()).as("committed up to the tail").isEqualTo(messages);
+    } finally {
+      opened.forEach(Storage::close);
+    }
+  }
+
+  private static List<GroupDelivery> ackEach(List<GroupDelivery> deliveries) {
+    for (GroupDelivery d : deliveries) {
+      d.ack();
+    }
+    return List.of();
+  }
+
+  @Test
+  void competingMembersOfAnOrderedQueueKeepEachKeysOrder() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").ordering(OrderingKey.MESSAGE_KEY).build());
+    Map<String, List<Integer>> published = new LinkedHashMap<>();
+    List<Message> batch = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      String key = "k" + (i * 7 % 13);
+      published.computeIfAbsent(key, k -> new ArrayList<>()).add(i);
+      batch.add(
+          Message.builder()
+              .topic("t")
+              .key(key.getBytes(UTF_8))
+              .value(Integer.toString(i).getBytes(UTF_8))
+              .build());
+    }
+    queues().appendBatch("q", batch);
+    List<Storage> opened = new ArrayList<>();
+    try {
+      List<GroupCoordinator> engines = engines(opened);
+      List<java.util.function.Function<Integer, List<GroupDelivery>>> claimers = new ArrayList<>();
+      for (int i = 0; i < engines.size(); i++) {
+        GroupCoordinator engine = engines.get(i);
+        String me = "m" + i;
+        engine.join("q", "", "g", me, null);
+        claimers.add(n -> engine.claimBatch("q", "g", me, n));
+      }
+      CompetingKeyConsumers.drainAndCheck(claimers, published, Duration.ofSeconds(90));
+    } finally {
+      opened.forEach(Storage::close);
     }
   }
 
