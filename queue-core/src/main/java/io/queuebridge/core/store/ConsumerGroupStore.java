@@ -71,6 +71,18 @@ public interface ConsumerGroupStore {
   }
 
   /**
+   * {@link #atomically}, for a body whose changes may be lost in a crash without harm because they
+   * all roll back together and only move work forward that is redone after the crash: the engine's
+   * read ahead (the cursor and the entries it records for the messages it read). A database may
+   * commit it without waiting for its log to reach the disk; everything a later durable change
+   * depends on is on disk when that change is, since the log is written in order. Visibility to
+   * other callers is as {@code atomically}'s. The default is {@code atomically}.
+   */
+  default <T> T atomicallyLazy(String queue, String groupId, Supplier<T> body) {
+    return atomically(queue, groupId, body);
+  }
+
+  /**
    * Creates a group.
    *
    * @throws ConsumerGroupExistsException if it exists (callers treat this as a lost race and

@@ -95,6 +95,7 @@ final class Db implements AutoCloseable {
   private static final class Bound {
     final Connection c;
     String lockQueue; // null once taken (or when none is to be taken)
+    int depth = 1; // atomically calls open on this thread, the outermost included
     String lockGroup;
 
     Bound(Connection c) {
@@ -495,6 +496,15 @@ final class Db implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the calling thread's bound transaction was opened by an outer {@link #atomically}
+   * before the current one (so a setting made now would reach the outer body too).
+   */
+  boolean nestedTransaction() {
+    Bound b = bound.get();
+    return b != null && b.depth > 1;
+  }
+
   /** Whether the calling thread is inside {@link #atomically} (or {@link #snapshot}). */
   boolean inBoundTransaction() {
     return bound.get() != null;
@@ -514,7 +524,12 @@ final class Db implements AutoCloseable {
     Bound outer = bound.get();
     if (outer != null) {
       run(queue, outer.c, c -> lockGroup(locked(outer), queue, groupId));
-      return body.get();
+      outer.depth++;
+      try {
+        return body.get();
+      } finally {
+        outer.depth--;
+      }
     }
     try (Lease lease = lease()) {
       Connection c = lease.connection;

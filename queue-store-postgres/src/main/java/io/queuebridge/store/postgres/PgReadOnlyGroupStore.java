@@ -51,6 +51,11 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
 
   /** One read-only snapshot, no lock; see the class javadoc. */
   @Override
+  public <T> T atomicallyLazy(String queue, String groupId, Supplier<T> body) {
+    return atomically(queue, groupId, body);
+  }
+
+  @Override
   public <T> T atomically(String queue, String groupId, Supplier<T> body) {
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(groupId, "groupId");

@@ -156,7 +156,7 @@ final class Claims {
     }
     int[] pelFull = {-1};
     boolean read =
-        groups.atomically(
+        groups.atomicallyLazy(
             queue,
             group,
             () -> {
@@ -343,7 +343,7 @@ final class Claims {
    * Reads up to a chunk of messages from the cursor into the PEL as ready entries (claimable at
    * once, no holder yet), blocked and scheduled ones as a claim from the cursor records them, and
    * moves the cursor past them: one {@link ConsumerGroupStore#claimPending} call. Runs in the
-   * group's section. The chunk is {@code max(4 × wanted, 128)} messages, so the section is entered
+   * group's section. The chunk is {@code max(4 × wanted, 512)} messages, so the section is entered
    * once per several claims.
    */
   private CursorPass readAhead(
@@ -355,7 +355,7 @@ final class Claims {
   }
 
   /** The least a read ahead takes from the cursor. */
-  static final int READ_AHEAD = 128;
+  static final int READ_AHEAD = 512;
 
   /**
    * What a claim from the cursor did: the PEL size when the cap stopped it (else -1), and the

@@ -1,0 +1,189 @@
+package io.queuebridge.store.postgres;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.queuebridge.core.config.OrderingKey;
+import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.group.GroupDelivery;
+import io.queuebridge.core.internal.group.GroupCoordinator;
+import io.queuebridge.core.message.Message;
+import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.QueueStores;
+import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.contract.CompetingKeyConsumers;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The engine's row-lock path on the postgres store: claims from the PEL with {@code claimDue}
+ * ({@code SKIP LOCKED}) and acks outside the group's section, the cursor read ahead in a section
+ * committed lazily ({@code atomicallyLazy}). The store answers {@code concurrentClaims()} false
+ * (the sectioned path is the faster one on the machines measured), so these tests wrap its group
+ * half to answer true, and run competing members on two store instances (two pools, as two
+ * processes would have): none holds a message another holds, none is lost, each key keeps its
+ * order.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class PostgresRowLockClaimsTest {
+  @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
+
+  /** {@code groups}, answering {@code concurrentClaims()} true and forwarding everything else. */
+  private static ConsumerGroupStore rowLocks(ConsumerGroupStore groups) {
+    return (ConsumerGroupStore)
+        Proxy.newProxyInstance(
+            ConsumerGroupStore.class.getClassLoader(),
+            new Class<?>[] {ConsumerGroupStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("concurrentClaims")) {
+                return true;
+              }
+              try {
+                return method.invoke(groups, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  /** Four engines, two on each of two store instances of {@code schema}. */
+  private static List<GroupCoordinator> engines(List<Storage> stores) {
+    List<GroupCoordinator> engines = new ArrayList<>();
+    for (Storage s : stores) {
+      GroupCoordinator e = GroupCoordinator.builder(s.queues(), rowLocks(s.groups())).build();
+      engines.add(e);
+      engines.add(e);
+    }
+    return engines;
+  }
+
+  private static List<Storage> open(String schema) {
+    Map<String, String> config = database.config(schema);
+    return List.of(QueueStores.open("postgres", config), QueueStores.open("postgres", config));
+  }
+
+  @Test
+  void competingMembersOnTwoInstancesGetEachMessageOnceAtATimeAndLoseNone() throws Exception {
+    List<Storage> stores = open("unordered");
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      Storage first = stores.get(0);
+      first.queues().createQueue(QueueConfig.durable("q").build());
+      int messages = 1500; // three read aheads and more
+      List<Message> batch = new ArrayList<>();
+      for (int i = 0; i < messages; i++) {
+        batch.add(Message.builder().topic("q").value(("v" + i).getBytes(UTF_8)).build());
+      }
+      first.queues().appendBatch("q", batch);
+      List<GroupCoordinator> engines = engines(stores);
+      Map<Long, String> holder = new ConcurrentHashMap<>();
+      Set<Long> acked = ConcurrentHashMap.newKeySet();
+      List<String> violations = Collections.synchronizedList(new ArrayList<>());
+      AtomicInteger done = new AtomicInteger();
+      List<Future<?>> members = new ArrayList<>();
+      for (int i = 0; i < engines.size(); i++) {
+        GroupCoordinator engine = engines.get(i);
+        String me = "m" + i;
+        engine.join("q", "", "g", me, null);
+        boolean batchAck = i % 2 == 0;
+        members.add(
+            pool.submit(
+                () -> {
+                  int round = 0;
+                  while (done.get() < messages) {
+                    List<GroupDelivery> claimed = engine.claimBatch("q", "g", me, 7);
+                    List<GroupDelivery> settle = new ArrayList<>();
+                    for (GroupDelivery d : claimed) {
+                      String other = holder.putIfAbsent(d.offset(), me);
+                      if (other != null) {
+                        violations.add(d.offset() + " held by " + other + " and " + me);
+                      }
+                    }
+                    for (GroupDelivery d : claimed) {
+                      holder.remove(d.offset());
+                      if (++round % 31 == 0) {
+                        d.nack(Duration.ZERO);
+                      } else {
+                        settle.add(d);
+                      }
+                    }
+                    if (batchAck) {
+                      assertThat(engine.ackAll(settle)).isEmpty();
+                    } else {
+                      settle.forEach(GroupDelivery::ack);
+                    }
+                    for (GroupDelivery d : settle) {
+                      if (!acked.add(d.offset())) {
+                        violations.add(d.offset() + " acked twice");
+                      }
+                    }
+                    done.addAndGet(settle.size());
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : members) {
+        f.get(2, TimeUnit.MINUTES);
+      }
+      assertThat(violations).isEmpty();
+      assertThat(acked).hasSize(messages);
+      assertThat(first.groups().getAllPending("q", "g")).isEmpty();
+      assertThat(first.groups().getGroup("q", "g").committed()).isEqualTo(messages);
+    } finally {
+      pool.shutdownNow();
+      stores.forEach(Storage::close);
+    }
+  }
+
+  @Test
+  void competingMembersOfAnOrderedQueueOnTwoInstancesKeepEachKeysOrder() throws Exception {
+    List<Storage> stores = open("ordered");
+    try {
+      Storage first = stores.get(0);
+      first
+          .queues()
+          .createQueue(QueueConfig.durable("q").ordering(OrderingKey.MESSAGE_KEY).build());
+      Map<String, List<Integer>> published = new LinkedHashMap<>();
+      List<Message> batch = new ArrayList<>();
+      for (int i = 0; i < 900; i++) {
+        String key = "k" + (i * 7 % 13);
+        published.computeIfAbsent(key, k -> new ArrayList<>()).add(i);
+        batch.add(
+            Message.builder()
+                .topic("q")
+                .key(key.getBytes(UTF_8))
+                .value(Integer.toString(i).getBytes(UTF_8))
+                .build());
+      }
+      first.queues().appendBatch("q", batch);
+      List<Function<Integer, List<GroupDelivery>>> claimers = new ArrayList<>();
+      List<GroupCoordinator> engines = engines(stores);
+      for (int i = 0; i < engines.size(); i++) {
+        GroupCoordinator engine = engines.get(i);
+        String me = "m" + i;
+        engine.join("q", "", "g", me, null);
+        claimers.add(n -> engine.claimBatch("q", "g", me, n));
+      }
+      CompetingKeyConsumers.drainAndCheck(claimers, published, Duration.ofMinutes(2));
+    } finally {
+      stores.forEach(Storage::close);
+    }
+  }
+}
