@@ -11,6 +11,7 @@ import java.util.Locale;
  *
  * @param group the group's id ({@code group} or {@code group@pattern})
  * @param mode {@code queue} or {@code stream}
+ * @param paused whether the group's delivery is paused (BEHAVIOUR Q-PAUSE)
  * @param cursor the next offset the group reads
  * @param committed the group's committed offset
  * @param lag {@code max(0, tail - committed)}: not yet committed, pending included (the definition
@@ -31,6 +32,7 @@ import java.util.Locale;
 record GroupRow(
     String group,
     String mode,
+    boolean paused,
     long cursor,
     long committed,
     long lag,
@@ -44,6 +46,7 @@ record GroupRow(
   static final String[] COLUMNS = {
     "GROUP",
     "MODE",
+    "PAUSED",
     "CURSOR",
     "COMMITTED",
     "LAG",
@@ -79,6 +82,7 @@ record GroupRow(
     return new GroupRow(
         g.id(),
         g.mode().name().toLowerCase(Locale.ROOT),
+        g.paused(),
         g.cursor(),
         g.committed(),
         Math.max(0, tail - g.committed()),
@@ -94,6 +98,7 @@ record GroupRow(
     return new Object[] {
       group,
       mode,
+      Text.yesNo(paused),
       cursor,
       committed,
       lag,

@@ -34,14 +34,16 @@ import picocli.CommandLine.Spec;
       ResetOffsetsCommand.class,
       PurgeCommand.class,
       DeleteGroupCommand.class,
+      PauseGroupCommand.Pause.class,
+      PauseGroupCommand.Resume.class,
       RepairCommand.class,
       LagCommand.class
     },
     description = {
       "Inspects and repairs a Queue Bridge store: its queues, consumer groups, pending entries"
           + " and messages. queues, describe, groups, pending and tail only read (beside a running"
-          + " worker); dlq redrive, reset-offsets --execute, purge and delete-group change the"
-          + " store; repair cuts the damage found in a file store's segments; lag shows how far"
+          + " worker); dlq redrive, reset-offsets --execute, purge, delete-group,"
+          + " pause-group and resume-group change the store; repair cuts the damage found in a file store's segments; lag shows how far"
           + " behind each connector hop is.",
       ""
     },

@@ -202,4 +202,41 @@ class ChangeCommandsTest {
       assertThat(json(store.run("groups", "orders", "-o", "json"))).hasSize(1);
     }
   }
+
+  @ParameterizedTest
+  @EnumSource(FixtureStore.Kind.class)
+  void pauseAndResumeSetTheStoredFlagWhichTheGroupsTableShows(FixtureStore.Kind kind)
+      throws Exception {
+    try (FixtureStore store = FixtureStore.create(kind, dir)) {
+      assertThat(group(store, "jobs", "workers").get("paused").asBoolean()).isFalse();
+      Cli.Run paused = store.run("pause-group", "jobs", "workers");
+      assertThat(paused.status()).as(paused.err()).isZero();
+      assertThat(paused.out()).isEqualTo("paused group workers of jobs\n");
+      assertThat(group(store, "jobs", "workers").get("paused").asBoolean()).isTrue();
+      assertThat(store.run("groups", "jobs").out())
+          .contains("GROUP    MODE   PAUSED  CURSOR")
+          .contains("workers  queue  yes     5");
+      assertThat(store.run("pause-group", "jobs", "workers").out())
+          .isEqualTo("group workers of jobs was paused already (nothing changed)\n");
+      Cli.Run stream = store.run("pause-group", "orders", "archiver", "-o", "json");
+      assertThat(stream.status()).as("a group of a protected stream: " + stream.err()).isZero();
+      assertThat(json(stream).get("changed").asBoolean()).isTrue();
+
+      Cli.Run resumed = store.run("resume-group", "jobs", "workers", "-o", "json");
+      assertThat(resumed.status()).as(resumed.err()).isZero();
+      assertThat(json(resumed).get("paused").asBoolean()).isFalse();
+      assertThat(json(resumed).get("changed").asBoolean()).isTrue();
+      assertThat(group(store, "jobs", "workers").get("paused").asBoolean()).isFalse();
+      assertThat(group(store, "jobs", "workers").get("pending").asLong())
+          .as("the pause changed nothing else")
+          .isEqualTo(3);
+      assertThat(store.run("resume-group", "jobs", "workers").out())
+          .isEqualTo("group workers of jobs was not paused (nothing changed)\n");
+
+      Cli.Run missing = store.run("pause-group", "jobs", "nobody");
+      assertThat(missing.status()).isEqualTo(1);
+      assertThat(missing.err()).contains("consumer group 'nobody' not found");
+      assertThat(store.run("pause-group", "jobs").status()).as("no group named").isEqualTo(2);
+    }
+  }
 }

@@ -47,8 +47,8 @@ Tail:               6 (last message 5, accepted 2025-01-31T09:30:00Z)
 Messages:           6
 
 Groups:
-GROUP    MODE   CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  BLOCKED  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
-workers  queue  5       1          5    3        0          0        1            2          50m00s
+GROUP    MODE   PAUSED  CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  BLOCKED  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
+workers  queue  no      5       1          5    3        0          0        1            2          50m00s
 """);
     }
   }
@@ -67,9 +67,9 @@ workers  queue  5       1          5    3        0          0        1          
               "Ordering:           by message key (a group hands out one message per key at a"
                   + " time, in offset order)\n")
           .contains(
-              "GROUP  MODE   CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  BLOCKED  REDELIVERED "
+              "GROUP  MODE   PAUSED  CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  BLOCKED  REDELIVERED "
                   + " CONSUMERS  OLDEST-PENDING-AGE\n"
-                  + "w      queue  5       1          4    1        2          1        0          "
+                  + "w      queue  no      5       1          4    1        2          1        0          "
                   + "  1          1h00m\n");
       assertThat(store.run("describe", "tenants").out())
           .contains(
@@ -110,7 +110,7 @@ workers  queue  5       1          5    3        0          0        1          
           .contains("Dead-letter queue:  $dlq/orders (not created yet: no dead letters)\n")
           .contains("Head:               0 (accepted 2025-01-31T09:03:20Z)\n")
           .contains(
-              "archiver  stream  3       2          1    0        0          0        0            1          -\n");
+              "archiver  stream  no      3       2          1    0        0          0        0            1          -\n");
     }
   }
 

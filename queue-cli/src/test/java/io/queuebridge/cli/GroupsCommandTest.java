@@ -23,8 +23,8 @@ class GroupsCommandTest {
       assertThat(run.out())
           .isEqualTo(
 """
-GROUP    MODE   CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  BLOCKED  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
-workers  queue  5       1          5    3        0          0        1            2          50m00s
+GROUP    MODE   PAUSED  CURSOR  COMMITTED  LAG  PENDING  SCHEDULED  BLOCKED  REDELIVERED  CONSUMERS  OLDEST-PENDING-AGE
+workers  queue  no      5       1          5    3        0          0        1            2          50m00s
 """);
     }
   }
@@ -38,7 +38,7 @@ workers  queue  5       1          5    3        0          0        1          
       assertThat(run.status()).isZero();
       assertThat(run.out())
           .endsWith(
-              "archiver  stream  3       2          1    0        0          0        0            1          -\n");
+              "archiver  stream  no      3       2          1    0        0          0        0            1          -\n");
     }
   }
 

@@ -194,7 +194,7 @@ public final class QueueSourceConfig extends QueueConnectorConfig {
   private static final String COMMIT_INTERVAL_MS_DOC =
       "How often a stream's consumer group offset is advanced to what Kafka accepted (it is a"
           + " progress mark for lag and retention; Connect's offsets decide where a restart"
-          + " resumes).";
+          + " resumes), and how soon a stream reader sees its group paused or resumed.";
 
   private static final String RETRY_BACKOFF_MS_DOC =
       "How long a task waits before polling again after a transient store error.";

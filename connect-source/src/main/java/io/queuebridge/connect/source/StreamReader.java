@@ -29,15 +29,26 @@ import org.slf4j.LoggerFactory;
  * offset to the done prefix every {@code queue.commit.interval.ms} ({@link #flush}), so the group's
  * lag and retention see what Kafka accepted. Connect's own offsets are what a restart resumes from.
  *
- * <p><b>Threads.</b> {@code next} belongs to the poll thread; the tracker is thread-safe; {@code
- * flushed} belongs to the housekeeping thread.
+ * <p><b>Pause.</b> Reading by offset goes around the group's claims, so the reader honours a paused
+ * group itself: the housekeeping thread reads the group's pause flag with every flush, and while it
+ * is set {@link #read} takes nothing and the poll waits for the next append or its timeout instead
+ * of spinning.
+ *
+ * <p><b>Threads.</b> {@code next} and {@code pausedTail} belong to the poll thread; the tracker is
+ * thread-safe; {@code flushed} belongs to the housekeeping thread, which also writes the volatile
+ * {@code paused}.
  */
 final class StreamReader extends QueueReader {
   private static final Logger log = LoggerFactory.getLogger(StreamReader.class);
 
   private final OffsetTracker tracker;
   private long next;
+
+  /** While paused: the tail when the pause was seen, the append to wait for; else -1. */
+  private long pausedTail = -1;
+
   private long flushed;
+  private volatile boolean paused;
 
   private StreamReader(ReaderContext ctx, String queue, long start) {
     super(ctx, queue);
@@ -104,11 +115,22 @@ final class StreamReader extends QueueReader {
             CursorOption.atOffset(GroupMode.STREAM, position).withAutoCommit(false));
     ctx.groups().commitOffset(queue, ctx.group(), position);
     log.info("Reading stream '{}' from offset {} ({})", queue, position, from);
-    return new StreamReader(ctx, queue, position);
+    StreamReader reader = new StreamReader(ctx, queue, position);
+    reader.readPaused();
+    if (reader.paused) {
+      log.info(
+          "Stream '{}': group {} is paused; reading starts when it is resumed", queue, ctx.group());
+    }
+    return reader;
   }
 
   @Override
   int read(List<SourceRecord> out, int budget, Instant now) {
+    if (paused) {
+      pausedTail = Math.max(next, ctx.queues().tail(queue)); // wait for news, not what is there
+      return 0;
+    }
+    pausedTail = -1;
     List<Message> batch = ctx.queues().readBatch(queue, next, budget);
     if (batch.isEmpty()) {
       return 0;
@@ -185,7 +207,7 @@ final class StreamReader extends QueueReader {
 
   @Override
   long waitPosition() {
-    return next;
+    return pausedTail >= 0 ? pausedTail : next;
   }
 
   @Override
@@ -195,6 +217,11 @@ final class StreamReader extends QueueReader {
 
   @Override
   void flush() {
+    boolean wasPaused = paused;
+    readPaused();
+    if (paused != wasPaused) {
+      log.info("Stream '{}': group {} {}", queue, ctx.group(), paused ? "paused" : "resumed");
+    }
     long n = tracker.committedNext();
     if (n <= flushed) {
       return;
@@ -207,6 +234,11 @@ final class StreamReader extends QueueReader {
       log.debug("Stream '{}': not committing {} for group {}", queue, n, ctx.group(), e);
     }
     flushed = n;
+  }
+
+  /** Reads the group's pause flag from the store. */
+  private void readPaused() {
+    paused = ctx.groups().group(queue, ctx.group()).map(ConsumerGroupState::paused).orElse(false);
   }
 
   @Override

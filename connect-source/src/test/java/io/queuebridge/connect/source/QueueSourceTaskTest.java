@@ -224,6 +224,35 @@ class QueueSourceTaskTest {
   }
 
   @Test
+  void aPausedGroupDeliversNothingUntilItIsResumedOnAStreamAndOnAQueue() throws Exception {
+    stream("s");
+    classic("q");
+    append("s", "s0", "s1");
+    append("q", "q0");
+    groups().join("s", null, GROUP, "operator", CursorOption.earliest(GroupMode.STREAM));
+    groups().join("q", null, GROUP, "operator", CursorOption.earliest(GroupMode.QUEUE));
+    assertThat(groups().pause("s", GROUP)).isTrue();
+    assertThat(groups().pause("q", GROUP)).isTrue();
+    QueueSourceTask task = start(props("s", "q"));
+    assertThat(values(task.poll())).as("a poll while both groups are paused").isEmpty();
+    append("s", "s2");
+    assertThat(values(task.poll())).as("an append while paused").isEmpty();
+    assertThat(group("s").committed()).isZero();
+
+    assertThat(groups().resume("s", GROUP)).isTrue();
+    assertThat(groups().resume("q", GROUP)).isTrue();
+    List<String> polled = new ArrayList<>();
+    await("everything delivered after the resume")
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              polled.addAll(values(task.poll()));
+              return polled.size() >= 4;
+            });
+    assertThat(polled).containsExactlyInAnyOrder("s0", "s1", "s2", "q0");
+  }
+
+  @Test
   void streamGroupOffsetFollowsTheContiguousPrefixKafkaAccepted() throws Exception {
     stream("s");
     append("s", "0", "1", "2", "3", "4");

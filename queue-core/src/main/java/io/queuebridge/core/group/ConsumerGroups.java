@@ -230,6 +230,30 @@ public interface ConsumerGroups {
   void commitOffset(String queue, String group, long offset);
 
   /**
+   * Pauses the group's delivery: from then on its claims ({@link #claimBatch}, {@link #claimNext})
+   * and stream reads ({@link #peek}) hand out nothing, in this process and in every other one
+   * sharing the store, and the pause is stored, so it holds after a restart until {@link #resume}.
+   * What members already hold stays theirs: acks, nacks, rejects and renewals work as before, and
+   * an entry whose visibility times out waits for the resume instead of going to another member.
+   * Members keep their membership (a claim or a read still counts as a heartbeat).
+   *
+   * @return false when the group was already paused (nothing changed)
+   * @throws GroupNotFoundException if the group does not exist
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  boolean pause(String queue, String group);
+
+  /**
+   * Resumes a paused group's delivery ({@link #pause}); push subscriptions of this process are
+   * woken at once, those of other processes within their periodic sweep.
+   *
+   * @return false when the group was not paused (nothing changed)
+   * @throws GroupNotFoundException if the group does not exist
+   * @throws QueueNotFoundException if the queue does not exist
+   */
+  boolean resume(String queue, String group);
+
+  /**
    * What {@link #resetOffsets} would do to {@code group} of {@code queue}: its position now, the
    * offset it would move to ({@code offset} clamped to the queue's {@code [head, tail]}), the
    * pending claims it would drop and its members. Changes nothing.

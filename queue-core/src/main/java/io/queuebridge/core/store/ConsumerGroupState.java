@@ -24,6 +24,8 @@ import java.util.function.UnaryOperator;
  * @param consumers members by id
  * @param createdAt when the group was created
  * @param updatedAt when it last changed
+ * @param paused whether the group's delivery is paused: claims and stream reads of a paused group
+ *     hand out nothing, while what its members already hold can still be settled
  */
 public record ConsumerGroupState(
     String queue,
@@ -36,7 +38,8 @@ public record ConsumerGroupState(
     List<PendingEntry> pending,
     Map<String, ConsumerInfo> consumers,
     Instant createdAt,
-    Instant updatedAt) {
+    Instant updatedAt,
+    boolean paused) {
 
   private static final Comparator<PendingEntry> BY_OFFSET =
       Comparator.comparingLong(PendingEntry::offset);
@@ -50,6 +53,34 @@ public record ConsumerGroupState(
     consumers = Map.copyOf(consumers);
     Objects.requireNonNull(createdAt, "createdAt");
     Objects.requireNonNull(updatedAt, "updatedAt");
+  }
+
+  /** A group that is not paused, as every group was before pausing existed. */
+  public ConsumerGroupState(
+      String queue,
+      String id,
+      String pattern,
+      GroupMode mode,
+      boolean autoCommit,
+      long cursor,
+      long committed,
+      List<PendingEntry> pending,
+      Map<String, ConsumerInfo> consumers,
+      Instant createdAt,
+      Instant updatedAt) {
+    this(
+        queue,
+        id,
+        pattern,
+        mode,
+        autoCommit,
+        cursor,
+        committed,
+        pending,
+        consumers,
+        createdAt,
+        updatedAt,
+        false);
   }
 
   /** An unmodifiable copy sorted by offset; sorts only when the input is out of order. */
@@ -97,7 +128,8 @@ public record ConsumerGroupState(
         pending,
         consumers,
         createdAt,
-        now);
+        now,
+        paused);
   }
 
   public ConsumerGroupState withCommitted(long newCommitted, Instant now) {
@@ -112,7 +144,8 @@ public record ConsumerGroupState(
         pending,
         consumers,
         createdAt,
-        now);
+        now,
+        paused);
   }
 
   public ConsumerGroupState withMode(GroupMode newMode, boolean newAutoCommit, Instant now) {
@@ -127,7 +160,8 @@ public record ConsumerGroupState(
         pending,
         consumers,
         createdAt,
-        now);
+        now,
+        paused);
   }
 
   public ConsumerGroupState withPending(List<PendingEntry> newPending, Instant now) {
@@ -142,7 +176,8 @@ public record ConsumerGroupState(
         newPending,
         consumers,
         createdAt,
-        now);
+        now,
+        paused);
   }
 
   public ConsumerGroupState withConsumers(Map<String, ConsumerInfo> newConsumers, Instant now) {
@@ -157,7 +192,25 @@ public record ConsumerGroupState(
         pending,
         newConsumers,
         createdAt,
-        now);
+        now,
+        paused);
+  }
+
+  /** This state with its delivery paused or resumed. */
+  public ConsumerGroupState withPaused(boolean newPaused, Instant now) {
+    return new ConsumerGroupState(
+        queue,
+        id,
+        pattern,
+        mode,
+        autoCommit,
+        cursor,
+        committed,
+        pending,
+        consumers,
+        createdAt,
+        now,
+        newPaused);
   }
 
   /** This state with the entry at {@code offset} replaced by {@code change} (null removes it). */

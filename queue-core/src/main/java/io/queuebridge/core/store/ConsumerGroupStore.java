@@ -536,6 +536,19 @@ public interface ConsumerGroupStore {
   }
 
   /**
+   * Pauses ({@code paused}) or resumes the group's delivery: {@link ConsumerGroupState#paused()}
+   * answers it from then on, for every caller of the store, and after the store is reopened. The
+   * engine hands out nothing from a paused group; the store only keeps the flag. Setting the flag
+   * the group already has still records {@code now} as its {@code updatedAt}.
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   */
+  default void setPaused(String queue, String groupId, boolean paused, Instant now) {
+    Objects.requireNonNull(now, "now");
+    updateGroup(getGroup(queue, groupId).withPaused(paused, now));
+  }
+
+  /**
    * Adds or refreshes a member (re-registering refreshes its timestamps).
    *
    * @throws GroupNotFoundException if the group does not exist

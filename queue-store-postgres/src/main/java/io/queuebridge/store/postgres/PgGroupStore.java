@@ -99,15 +99,24 @@ final class PgGroupStore implements ConsumerGroupStore {
   private final String readColumns;
 
   /**
-   * @param orderKeys whether the schema has the column {@code pending.order_key}: true for a
-   *     writable store (its open migrated the schema), the schema's own answer for a read-only one
+   * What a group's pause flag is read from (the groups table aliased {@code g}): the column {@code
+   * groups.paused}, or {@code false} on a schema older than version 6 (read-only opens only), whose
+   * groups are not paused.
    */
-  PgGroupStore(Db db, String description, boolean orderKeys) {
+  private final String pausedColumn;
+
+  /**
+   * @param schemaVersion the schema's version: {@link Schema#VERSION} for a writable store (its
+   *     open migrated the schema), the schema's own for a read-only one, which reads the columns
+   *     that version has
+   */
+  PgGroupStore(Db db, String description, int schemaVersion) {
     this.db = db;
     this.description = description;
     this.s = db.config().schema();
-    this.orderKeys = orderKeys;
+    this.orderKeys = Schema.hasOrderKeys(schemaVersion);
     this.readColumns = orderKeys ? PENDING_COLUMNS : ENTRY_COLUMNS + ", ''";
+    this.pausedColumn = Schema.hasPaused(schemaVersion) ? "g.paused" : "false";
   }
 
   /**
@@ -173,7 +182,7 @@ final class PgGroupStore implements ConsumerGroupStore {
                       + s
                       + ".groups (queue_id, "
                       + GROUP_COLUMNS
-                      + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                      + ", paused) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                       + " ON CONFLICT (queue_id, group_id) DO NOTHING")) {
             bindGroup(ps, qid, group);
             if (ps.executeUpdate() == 0) {
@@ -227,7 +236,7 @@ final class PgGroupStore implements ConsumerGroupStore {
                       + s
                       + ".groups SET pattern = ?, mode = ?, auto_commit = ?, cur = ?,"
                       + " committed = ?, created_s = ?, created_n = ?, updated_s = ?,"
-                      + " updated_n = ? WHERE queue_id = ? AND group_id = ?")) {
+                      + " updated_n = ?, paused = ? WHERE queue_id = ? AND group_id = ?")) {
             ps.setString(1, group.pattern());
             ps.setString(2, group.mode().name());
             ps.setBoolean(3, group.autoCommit());
@@ -235,8 +244,9 @@ final class PgGroupStore implements ConsumerGroupStore {
             ps.setLong(5, group.committed());
             Db.setInstant(ps, 6, group.createdAt());
             Db.setInstant(ps, 8, group.updatedAt());
-            ps.setLong(10, qid);
-            ps.setString(11, group.id());
+            ps.setBoolean(10, group.paused());
+            ps.setLong(11, qid);
+            ps.setString(12, group.id());
             ps.executeUpdate();
           }
           deleteRows(c, "pending", qid, group.id());
@@ -413,7 +423,9 @@ final class PgGroupStore implements ConsumerGroupStore {
         "SELECT g.pattern, g.mode, g.auto_commit, g.cur, g.committed, g.created_s, g.created_n,"
             + " g.updated_s, g.updated_n, p.n, p.waiting, p.highest, p.blocked, m.consumer_id,"
             + " m.client_id, m.registered_s, m.registered_n, m.heartbeat_s, m.heartbeat_n,"
-            + " q.config, g.group_id FROM "
+            + " q.config, g.group_id, "
+            + pausedColumn
+            + " FROM "
             + s
             + ".queues q LEFT JOIN "
             + s
@@ -450,6 +462,7 @@ final class PgGroupStore implements ConsumerGroupStore {
           int waiting = rs.getInt(11);
           long highest = pending == 0 ? -1 : rs.getLong(12);
           int blocked = rs.getInt(13);
+          boolean paused = rs.getBoolean(22);
           Map<String, ConsumerInfo> members = new HashMap<>();
           do {
             String id = rs.getString(14);
@@ -472,7 +485,8 @@ final class PgGroupStore implements ConsumerGroupStore {
                   List.of(),
                   members,
                   created,
-                  updated);
+                  updated,
+                  paused);
           return new GroupOverview(g, pending, waiting, highest, blocked, config);
         });
   }
@@ -984,6 +998,29 @@ final class PgGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public void setPaused(String queue, String groupId, boolean paused, Instant now) {
+    Objects.requireNonNull(now, "now");
+    db.write(
+        queue,
+        c -> {
+          long qid = groupQueueId(c, queue, groupId, true);
+          try (PreparedStatement ps =
+              c.prepareStatement(
+                  "UPDATE "
+                      + s
+                      + ".groups SET paused = ?, updated_s = ?, updated_n = ?"
+                      + " WHERE queue_id = ? AND group_id = ?")) {
+            ps.setBoolean(1, paused);
+            Db.setInstant(ps, 2, now);
+            ps.setLong(4, qid);
+            ps.setString(5, groupId);
+            ps.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
   public void updateCommitted(String queue, String groupId, long committed, Instant now) {
     Objects.requireNonNull(now, "now");
     db.write(queue, c -> setCursor(c, queue, groupId, committed, now, true));
@@ -1296,6 +1333,7 @@ final class PgGroupStore implements ConsumerGroupStore {
     ps.setLong(7, g.committed());
     Db.setInstant(ps, 8, g.createdAt());
     Db.setInstant(ps, 10, g.updatedAt());
+    ps.setBoolean(12, g.paused());
   }
 
   private void upsertPending(Connection c, long qid, String groupId, List<PendingEntry> entries)
@@ -1438,7 +1476,14 @@ final class PgGroupStore implements ConsumerGroupStore {
     Map<String, Object[]> rows = new LinkedHashMap<>();
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT " + GROUP_COLUMNS + " FROM " + s + ".groups WHERE queue_id = ?" + only)) {
+            "SELECT "
+                + GROUP_COLUMNS
+                + ", "
+                + pausedColumn
+                + " FROM "
+                + s
+                + ".groups g WHERE queue_id = ?"
+                + only)) {
       ps.setLong(1, qid);
       if (groupId != null) {
         ps.setString(2, groupId);
@@ -1454,7 +1499,8 @@ final class PgGroupStore implements ConsumerGroupStore {
                 rs.getLong(5),
                 rs.getLong(6),
                 Db.getInstant(rs, 7),
-                Db.getInstant(rs, 9)
+                Db.getInstant(rs, 9),
+                rs.getBoolean(11)
               });
         }
       }
@@ -1482,7 +1528,8 @@ final class PgGroupStore implements ConsumerGroupStore {
               pending.getOrDefault(e.getKey(), List.of()),
               members.getOrDefault(e.getKey(), Map.of()),
               (Instant) r[5],
-              (Instant) r[6]));
+              (Instant) r[6],
+              (Boolean) r[7]));
     }
     return List.copyOf(out);
   }

@@ -160,6 +160,11 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public void setPaused(String queue, String groupId, boolean paused, Instant now) {
+    throw refused("setPaused", queue, groupId);
+  }
+
+  @Override
   public void updateCursor(String queue, String groupId, long cursor, Instant now) {
     throw refused("updateCursor", queue, groupId);
   }

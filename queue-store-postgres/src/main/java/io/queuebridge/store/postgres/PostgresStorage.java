@@ -51,7 +51,7 @@ final class PostgresStorage implements Storage {
         db.config().description()
             + (durable ? "" : " (not durable: synchronous_commit/fsync = " + syncSetting + ")");
     this.queues = new PgQueueStore(db, listener, durable, description, this::close, true);
-    this.groups = new PgGroupStore(db, description, true);
+    this.groups = new PgGroupStore(db, description, Schema.VERSION);
   }
 
   /**
@@ -67,8 +67,7 @@ final class PostgresStorage implements Storage {
             db, listener, false, description, this::close, Schema.hasRuns(schemaVersion));
     this.queues = new PgReadOnlyQueueStore(reads, db, description);
     this.groups =
-        new PgReadOnlyGroupStore(
-            new PgGroupStore(db, description, Schema.hasOrderKeys(schemaVersion)), db, description);
+        new PgReadOnlyGroupStore(new PgGroupStore(db, description, schemaVersion), db, description);
   }
 
   /**

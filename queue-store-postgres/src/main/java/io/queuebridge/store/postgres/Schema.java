@@ -23,12 +23,13 @@ import java.util.TreeSet;
  * <p><b>Read-only opens</b> ({@link #check}) never create or migrate anything: they look the
  * schema, its tables and its version up in the catalog and refuse a schema that is missing, lacks a
  * table, or has a version this code cannot read: a newer one as above, or one older than {@link
- * #READ_ONLY_FROM} (which would need the writable open to migrate it first). Versions 1 to 4 are
+ * #READ_ONLY_FROM} (which would need the writable open to migrate it first). Versions 1 to 5 are
  * read as they are: version 2 only added the table of deduplication ids, which reads never use,
- * version 3 only an index, and versions 4 and 5 a column each whose absence reads as its default
- * ({@link #hasOrderKeys}, {@link #hasRuns}: the stores then name no {@code order_key} or {@code
- * run_length} in any statement, every entry reads with the empty ordering key and every message row
- * as one message, as the migrations would have filled them in).
+ * version 3 only an index, and versions 4, 5 and 6 a column each whose absence reads as its default
+ * ({@link #hasOrderKeys}, {@link #hasRuns}, {@link #hasPaused}: the stores then name no {@code
+ * order_key}, {@code run_length} or {@code paused} in any statement, every entry reads with the
+ * empty ordering key, every message row as one message and every group as not paused, as the
+ * migrations would have filled them in).
  *
  * <p><b>Layout (version 1).</b> One set of tables per store schema, not per queue, each keyed by
  * the queue's row id ({@code queues.id}, a new id for each incarnation of a name, so a deleted and
@@ -69,7 +70,7 @@ import java.util.TreeSet;
  */
 final class Schema {
   /** The layout version this code writes. */
-  static final int VERSION = 5;
+  static final int VERSION = 6;
 
   /** The oldest version a read-only open reads as it is (without migrating). */
   static final int READ_ONLY_FROM = 1;
@@ -79,6 +80,9 @@ final class Schema {
 
   /** The first version with the column {@code messages.run_length}. */
   static final int RUNS_FROM = 5;
+
+  /** The first version with the column {@code groups.paused}. */
+  static final int PAUSED_FROM = 6;
 
   /** The tables of a schema at version 1, {@code schema_version} included. */
   private static final Set<String> TABLES_V1 =
@@ -120,6 +124,14 @@ final class Schema {
    */
   static boolean hasRuns(int version) {
     return version >= RUNS_FROM;
+  }
+
+  /**
+   * Whether a schema at {@code version} (one this code reads) has the column {@code groups.paused};
+   * without it no group is paused.
+   */
+  static boolean hasPaused(int version) {
+    return version >= PAUSED_FROM;
   }
 
   /** Key of the advisory lock that serialises migrations (any schema of any database). */
@@ -199,6 +211,10 @@ final class Schema {
       return List.of(
           "ALTER TABLE " + s + ".messages ADD COLUMN run_length int NOT NULL DEFAULT 1",
           "ALTER TABLE " + s + ".messages SET (toast_tuple_target = 8160)");
+    }
+    if (to == 6) {
+      return List.of(
+          "ALTER TABLE " + s + ".groups ADD COLUMN paused boolean NOT NULL DEFAULT false");
     }
     throw new IllegalArgumentException("no migration to version " + to);
   }

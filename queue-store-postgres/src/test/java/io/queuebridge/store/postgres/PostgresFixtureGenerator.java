@@ -2,6 +2,7 @@ package io.queuebridge.store.postgres;
 
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.fixtures.FixtureChecks;
 import io.queuebridge.core.store.fixtures.FixtureContent;
 import io.queuebridge.core.store.fixtures.FixtureManifest;
 import java.io.IOException;
@@ -101,6 +102,30 @@ public final class PostgresFixtureGenerator {
    *
    * @throws IllegalStateException if the bodies hold several versions
    */
+  /**
+   * Restores the version-1 fixture into {@code db} (schema {@link PostgresConfig#DEFAULT_SCHEMA})
+   * and migrates it to {@code version} with the migrations this code has, as the release that wrote
+   * {@code version} would have left it. Returns the store's configuration.
+   */
+  static Map<String, String> restoreAtVersion(PostgresTestDatabase db, int version)
+      throws Exception {
+    Path dir = FixtureChecks.resourceDirectory(PostgresFixtureGenerator.class, "/fixtures/" + DUMP);
+    try (Connection c = db.connect()) {
+      SqlDump.restore(c, dir.resolve(DUMP));
+    }
+    String schema = PostgresConfig.DEFAULT_SCHEMA;
+    try (Connection c = db.connect();
+        java.sql.Statement st = c.createStatement()) {
+      for (int v = 2; v <= version; v++) {
+        for (String sql : Schema.migration(v, schema)) {
+          st.execute(sql);
+        }
+      }
+      st.execute("UPDATE " + schema + ".schema_version SET version = " + version);
+    }
+    return db.config(schema);
+  }
+
   static Map<String, Integer> versions(Connection c, String schema) throws SQLException {
     Map<String, Integer> out = new TreeMap<>();
     try (Statement st = c.createStatement()) {

@@ -10,15 +10,12 @@ import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.DurableQueueStore;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
-import io.queuebridge.core.store.fixtures.FixtureChecks;
 import io.queuebridge.core.store.fixtures.FixtureContent;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -234,24 +231,8 @@ class PostgresRunsTest {
   void aVersionFourStoreMigratesItsRowsStayReadableAndAnOlderReadOnlyViewRefusesARun(TestInfo test)
       throws Exception {
     schema = "r_" + Integer.toHexString(test.getDisplayName().hashCode() & 0x7fffffff);
-    Path dir =
-        FixtureChecks.resourceDirectory(
-            PostgresRunsTest.class, "/fixtures/" + PostgresFixtureGenerator.DUMP);
     try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
-      try (Connection c = db.connect()) {
-        SqlDump.restore(c, dir.resolve(PostgresFixtureGenerator.DUMP));
-      }
-      String fixtureSchema = PostgresConfig.DEFAULT_SCHEMA;
-      try (Connection c = db.connect();
-          Statement st = c.createStatement()) {
-        for (int v = 2; v <= 4; v++) {
-          for (String sql : Schema.migration(v, fixtureSchema)) {
-            st.execute(sql);
-          }
-        }
-        st.execute("UPDATE " + fixtureSchema + ".schema_version SET version = 4");
-      }
-      Map<String, String> config = db.config(fixtureSchema);
+      Map<String, String> config = PostgresFixtureGenerator.restoreAtVersion(db, 4);
       try (Storage before = QueueStores.provider("postgres").openReadOnly(config)) {
         String queue = FixtureContent.ORDERS;
         List<Message> old = before.queues().readBatch(queue, 0, 1_000);

@@ -99,6 +99,9 @@ final class Claims {
     GroupCoordinator.requireMode(g, GroupMode.QUEUE);
     Instant now = time.at(start);
     members.touch(g, consumerId, now);
+    if (g.paused()) {
+      return -1; // a paused group hands out nothing; what its members hold stays theirs
+    }
     Duration visibility = visibility(config);
     if (!config.ordering().isNone() && overview.waiting() > 0) {
       // An ordered queue (BEHAVIOUR Q-ORDER) hands out released keys first: they are older than
@@ -147,6 +150,9 @@ final class Claims {
     GroupCoordinator.requireMode(g, GroupMode.QUEUE);
     Instant now = time.at(start);
     members.touch(g, consumerId, now);
+    if (g.paused()) {
+      return -1; // a paused group hands out nothing; what its members hold stays theirs
+    }
     Duration visibility = visibility(config);
     if (overview.pending() > 0) { // else nothing is claimable: straight to the read ahead
       takeClaimable(config, g, consumerId, n, now, visibility, out);

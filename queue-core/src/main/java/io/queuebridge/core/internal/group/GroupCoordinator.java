@@ -580,6 +580,37 @@ public final class GroupCoordinator implements ConsumerGroups {
   // ---------------------------------------------------------------- operator moves
 
   @Override
+  public boolean pause(String queue, String group) {
+    return setPaused(queue, group, true);
+  }
+
+  @Override
+  public boolean resume(String queue, String group) {
+    return setPaused(queue, group, false);
+  }
+
+  /**
+   * Sets the group's pause flag in its section; a resume tells the redelivery listener that the
+   * group's messages are claimable now, so push delivery does not wait for its sweep.
+   */
+  private boolean setPaused(String queue, String group, boolean paused) {
+    return locked(
+        queue,
+        group,
+        () -> {
+          if (groups.getGroup(queue, group).paused() == paused) {
+            return false;
+          }
+          Instant now = time.now();
+          groups.setPaused(queue, group, paused, now);
+          if (!paused) {
+            claims.redeliveryDue(queue, group, now);
+          }
+          return true;
+        });
+  }
+
+  @Override
   public OffsetReset planOffsetReset(String queue, String group, long offset) {
     return locked(queue, group, () -> resets.plan(queue, group, offset));
   }

@@ -65,6 +65,9 @@ final class StreamCursors {
     GroupCoordinator.requireMode(g, GroupMode.STREAM);
     Instant now = time.at(start);
     members.touch(g, consumerId, now);
+    if (g.paused()) {
+      return new StreamBatch(List.of(), g.cursor()); // a paused group reads nothing
+    }
     long tail = queues.tail(queue);
     long next = Math.max(g.cursor(), queues.head(queue));
     List<GroupDelivery> out = new ArrayList<>(Math.min(n, 64));

@@ -283,6 +283,12 @@ final class FileGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public void setPaused(String queue, String groupId, boolean paused, Instant now) {
+    Objects.requireNonNull(now, "now");
+    group(queue, groupId).setPaused(paused, now);
+  }
+
+  @Override
   public void updateCommitted(String queue, String groupId, long committed, Instant now) {
     Objects.requireNonNull(now, "now");
     group(queue, groupId).updateCommitted(committed, now);

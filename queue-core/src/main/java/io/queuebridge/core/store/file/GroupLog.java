@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>File</b> {@code groups/<encoded group id>.grp} (big-endian):
  *
  * <pre>
- *   header  int magic 0x5142474C ("QBGL"), short version (1 or 2), short 0, long 0   (16 bytes)
+ *   header  int magic 0x5142474C ("QBGL"), short version (1, 2 or 3), short 0, long 0 (16 bytes)
  *   record* int length (of type + payload), int CRC-32C (of type + payload), byte type, payload
  * </pre>
  *
@@ -37,6 +37,7 @@ import org.slf4j.LoggerFactory;
  *   1 SNAPSHOT        string id, string pattern, byte mode (0 queue, 1 stream), byte autoCommit,
  *                     long cursor, long committed, instant createdAt, instant updatedAt,
  *                     int n, n x entry, int m, m x (string key, consumer)
+ *                     [, byte paused]                                 (version 3 only)
  *   2 PENDING_PUT     instant updatedAt, entry            (add, update, transfer)
  *   3 PENDING_REMOVE  instant updatedAt, long offset
  *   4 CURSOR          instant updatedAt, long cursor
@@ -48,7 +49,7 @@ import org.slf4j.LoggerFactory;
  *                                                    (acknowledgePending: removal + commit)
  *   entry    = long offset, string consumerId, instant claimedAt, int deliveryCount,
  *              instant firstClaimedAt, instant visibleAt
- *              [, string orderKey]                              (version 2 only)
+ *              [, string orderKey]                              (versions 2 and 3)
  *   consumer = string id, string clientId, instant registeredAt, instant lastHeartbeat
  *   instant  = long epochSecond, int nano
  * </pre>
@@ -57,7 +58,9 @@ import org.slf4j.LoggerFactory;
  * otherwise the same. A log is written in version 1 as long as no entry of it carries a key, so a
  * store that orders nothing writes what earlier releases read. The first change that would write a
  * keyed entry into a version-1 log first rewrites the log as a version-2 snapshot (as compaction
- * does); an earlier release then refuses that log, naming its version. Both versions are read.
+ * does); an earlier release then refuses that log, naming its version. Version 3 adds the group's
+ * paused flag at the end of a snapshot; pausing and resuming write a snapshot record, and the first
+ * pause of a group rewrites its log as a version-3 snapshot in the same way. Every version is read.
  *
  * <p><b>Durability.</b> Every change is one {@code write} of one record before the call returns, so
  * it survives a process kill. With {@code group.sync=always} the record is also fsynced before the
@@ -86,6 +89,9 @@ final class GroupLog {
 
   /** The version of a log with ordering keys: each entry ends with its key. */
   static final int KEYED_VERSION = 2;
+
+  /** The version of a log that records whether the group is paused: each snapshot ends with it. */
+  static final int PAUSED_VERSION = 3;
 
   static final int HEADER = 16;
   static final String SUFFIX = ".grp";
@@ -132,7 +138,7 @@ final class GroupLog {
       throws IOException {
     GroupLog log = new GroupLog(g.queue(), g.id(), file, io, syncAlways);
     log.load(g);
-    log.rewrite(anyKeyed(g.pending()) ? KEYED_VERSION : VERSION);
+    log.rewrite(versionFor(g, VERSION));
     return log;
   }
 
@@ -183,7 +189,7 @@ final class GroupLog {
   /**
    * Checks the 16-byte header at the start of {@code content}, a group log's bytes.
    *
-   * @return the log's version, {@link #VERSION} or {@link #KEYED_VERSION}
+   * @return the log's version, {@link #VERSION}, {@link #KEYED_VERSION} or {@link #PAUSED_VERSION}
    * @throws StoreCorruptedException if it is not a group log's header or has another version
    */
   static int checkHeader(String queue, Path file, byte[] content) {
@@ -192,7 +198,7 @@ final class GroupLog {
           queue, file.toString(), 0, "not a consumer-group log (bad header)");
     }
     int version = (content[4] & 0xFF) << 8 | (content[5] & 0xFF);
-    if (version != VERSION && version != KEYED_VERSION) {
+    if (version < VERSION || version > PAUSED_VERSION) {
       throw new StoreCorruptedException(
           queue,
           file.toString(),
@@ -201,9 +207,9 @@ final class GroupLog {
               + version
               + " (this build reads versions "
               + VERSION
-              + " and "
-              + KEYED_VERSION
-              + (version > KEYED_VERSION
+              + " to "
+              + PAUSED_VERSION
+              + (version > PAUSED_VERSION
                   ? "; written by a newer version, upgrade to open it)"
                   : ")"));
     }
@@ -377,8 +383,9 @@ final class GroupLog {
 
   synchronized void replace(ConsumerGroupState g) {
     checkWritable();
-    if (version == VERSION && anyKeyed(g.pending())) {
-      upgrade();
+    int needed = versionFor(g, version);
+    if (needed > version) {
+      upgrade(needed);
     }
     begin(SNAPSHOT);
     writeSnapshotBody(sink, g.id(), g, version);
@@ -430,7 +437,7 @@ final class GroupLog {
 
   private void putPending(PendingEntry e, Instant at) {
     if (version == VERSION && e.hasOrderKey()) {
-      upgrade();
+      upgrade(KEYED_VERSION);
     }
     begin(PENDING_PUT);
     instant(sink, at);
@@ -444,7 +451,7 @@ final class GroupLog {
   synchronized void claim(List<PendingEntry> entries, long newCursor, Instant now) {
     checkWritable();
     if (version == VERSION && anyKeyed(entries)) {
-      upgrade();
+      upgrade(KEYED_VERSION);
     }
     begin(CLAIM);
     instant(sink, now);
@@ -473,6 +480,12 @@ final class GroupLog {
     table.apply(ack);
     changed();
     return ack.committed();
+  }
+
+  /** Pauses or resumes the group: one snapshot record of the changed state ({@link #replace}). */
+  synchronized void setPaused(boolean paused, Instant now) {
+    checkWritable();
+    replace(table.snapshot().withPaused(paused, now));
   }
 
   synchronized void updateCursor(long newCursor, Instant now) {
@@ -535,14 +548,23 @@ final class GroupLog {
   }
 
   /**
-   * Rewrites a version-1 log as a version-2 snapshot before the first keyed entry is written to it;
-   * the group's state does not change.
+   * The lowest version, not below {@code at least}, that can hold {@code g}: {@link
+   * #PAUSED_VERSION} for a paused group, {@link #KEYED_VERSION} for one with a keyed entry.
+   */
+  private static int versionFor(ConsumerGroupState g, int atLeast) {
+    int needed = g.paused() ? PAUSED_VERSION : anyKeyed(g.pending()) ? KEYED_VERSION : VERSION;
+    return Math.max(needed, atLeast);
+  }
+
+  /**
+   * Rewrites the log as a snapshot in {@code newVersion} before the first change that needs it is
+   * written (a keyed entry into a version-1 log, a pause); the group's state does not change.
    *
    * @throws QueueStoreException if the rewrite fails (the file stays as it was)
    */
-  private void upgrade() {
+  private void upgrade(int newVersion) {
     try {
-      rewrite(KEYED_VERSION);
+      rewrite(newVersion);
     } catch (IOException e) {
       throw new QueueStoreException(
           queue,
@@ -551,8 +573,11 @@ final class GroupLog {
               + " of group "
               + id
               + " in format version "
-              + KEYED_VERSION
-              + " (for its first ordering key) failed (the group is unchanged): "
+              + newVersion
+              + (newVersion == PAUSED_VERSION
+                  ? " (for its first pause)"
+                  : " (for its first ordering key)")
+              + " failed (the group is unchanged): "
               + StoreIo.reason(e),
           e);
     }
@@ -760,6 +785,9 @@ final class GroupLog {
       s.putString(e.getKey());
       consumer(s, e.getValue());
     }
+    if (version >= PAUSED_VERSION) {
+      s.putByte(g.paused() ? 1 : 0);
+    }
   }
 
   private static ConsumerGroupState readSnapshotBody(
@@ -785,6 +813,7 @@ final class GroupLog {
       String key = src.getString();
       consumers.put(key, consumer(src));
     }
+    boolean paused = version >= PAUSED_VERSION && src.getByte() != 0;
     return new ConsumerGroupState(
         queue,
         id,
@@ -796,7 +825,8 @@ final class GroupLog {
         pending,
         consumers,
         createdAt,
-        updatedAt);
+        updatedAt,
+        paused);
   }
 
   private static void instant(ByteSink s, Instant t) {

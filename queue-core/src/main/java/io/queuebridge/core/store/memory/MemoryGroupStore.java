@@ -332,6 +332,15 @@ final class MemoryGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public void setPaused(String queue, String groupId, boolean paused, Instant now) {
+    Objects.requireNonNull(now, "now");
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      d.live().setPaused(paused, now);
+    }
+  }
+
+  @Override
   public void updateCommitted(String queue, String groupId, long committed, Instant now) {
     Objects.requireNonNull(now, "now");
     GroupData d = data(queue, groupId);

@@ -49,6 +49,7 @@ public final class GroupTable {
   private Map<String, ConsumerInfo> consumers;
   private Instant createdAt;
   private Instant updatedAt;
+  private boolean paused;
   private ConsumerGroupState snapshot;
   private ConsumerGroupState header;
 
@@ -119,7 +120,8 @@ public final class GroupTable {
         entries,
         consumers,
         createdAt,
-        updatedAt);
+        updatedAt,
+        paused);
   }
 
   /**
@@ -343,7 +345,21 @@ public final class GroupTable {
     consumers = state.consumers();
     createdAt = state.createdAt();
     updatedAt = state.updatedAt();
+    paused = state.paused();
     snapshot = state;
+    header = null;
+  }
+
+  /** Whether the group's delivery is paused. */
+  public boolean paused() {
+    return paused;
+  }
+
+  /** Pauses or resumes the group's delivery. */
+  public void setPaused(boolean newPaused, Instant now) {
+    paused = newPaused;
+    updatedAt = now;
+    snapshot = null;
     header = null;
   }
 

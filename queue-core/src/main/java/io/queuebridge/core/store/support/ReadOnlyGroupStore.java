@@ -145,6 +145,11 @@ public abstract class ReadOnlyGroupStore implements ConsumerGroupStore {
   }
 
   @Override
+  public final void setPaused(String queue, String groupId, boolean paused, Instant now) {
+    throw refused("setPaused", queue, groupId);
+  }
+
+  @Override
   public final void updateCursor(String queue, String groupId, long cursor, Instant now) {
     throw refused("updateCursor", queue, groupId);
   }

@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
+import io.queuebridge.core.MutableClock;
+import io.queuebridge.core.config.CursorOption;
 import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.config.OrderingKey;
 import io.queuebridge.core.config.QueueConfig;
@@ -2413,6 +2416,121 @@ public abstract class StoreContractTest {
         .isInstanceOf(GroupNotFoundException.class);
   }
 
+  @Test
+  void aPauseIsKeptByEveryReadAndEveryLaterChangeUntilResumed() {
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 3);
+    groups().createGroup(group("q", "g"));
+    groups().createGroup(group("q", "other"));
+    assertThat(groups().getGroup("q", "g").paused()).as("a new group").isFalse();
+
+    groups().setPaused("q", "g", true, T0.plusSeconds(1));
+    ConsumerGroupState paused = groups().getGroup("q", "g");
+    assertThat(paused.paused()).isTrue();
+    assertThat(paused.updatedAt()).isEqualTo(T0.plusSeconds(1));
+    assertThat(groups().overview("q", "g").group().paused()).as("the overview").isTrue();
+    assertThat(groups().listGroups("q"))
+        .as("listed")
+        .extracting(ConsumerGroupState::id, ConsumerGroupState::paused)
+        .containsExactlyInAnyOrder(tuple("g", true), tuple("other", false));
+
+    groups().registerConsumer("q", "g", consumer("c1", T0));
+    groups().claimPending("q", "g", List.of(pending(0, "c1"), pending(1, "c1")), 2, T0);
+    groups().acknowledgePending("q", "g", "c1", 0, 1, T0.plusSeconds(2));
+    groups().updateCursor("q", "g", 3, T0.plusSeconds(3));
+    assertThat(groups().getGroup("q", "g").paused()).as("after claims, acks, a cursor").isTrue();
+
+    groups().setPaused("q", "g", false, T0.plusSeconds(4));
+    ConsumerGroupState resumed = groups().getGroup("q", "g");
+    assertThat(resumed.paused()).isFalse();
+    assertThat(resumed.updatedAt()).isEqualTo(T0.plusSeconds(4));
+    assertThat(resumed.pending()).as("the pause changed nothing else").hasSize(1);
+    assertThat(resumed.cursor()).isEqualTo(3);
+    assertThat(groups().getGroup("q", "other").paused()).as("the other group").isFalse();
+  }
+
+  @Test
+  void aPauseSurvivesReopenAndAResumeToo() throws Exception {
+    assumePersistent();
+    queues().createQueue(QueueConfig.durable("q").build());
+    groups().createGroup(group("q", "g"));
+    groups().createGroup(group("q", "keyed"));
+    groups().addPending("q", "keyed", keyed(0, "c1", "ka"));
+    groups().setPaused("q", "g", true, T0.plusSeconds(1));
+    groups().setPaused("q", "keyed", true, T0.plusSeconds(1));
+    reopen();
+    assertThat(groups().getGroup("q", "g").paused()).isTrue();
+    assertThat(groups().getGroup("q", "keyed").paused()).isTrue();
+    assertThat(groups().getGroup("q", "keyed").pending())
+        .as("the keyed entry kept with the pause")
+        .containsExactly(keyed(0, "c1", "ka"));
+    groups().setPaused("q", "g", false, T0.plusSeconds(2));
+    reopen();
+    assertThat(groups().getGroup("q", "g").paused()).as("resumed, reopened").isFalse();
+    assertThat(groups().getGroup("q", "keyed").paused()).isTrue();
+  }
+
+  @Test
+  void aPausedGroupHandsOutNothingUntilResumedAndItsHoldersStillSettle() throws Exception {
+    queues().createQueue(QueueConfig.durable("q").build());
+    queues().createQueue(QueueConfig.durable("s").type(QueueType.STREAM).build());
+    appendValues("q", 6);
+    appendValues("s", 3);
+    MutableClock clock = new MutableClock(T0);
+    GroupCoordinator engine = GroupCoordinator.builder(storage).clock(clock).build();
+    engine.join("q", "", "g", "c1", null);
+    engine.join("q", "", "g", "c2", null);
+    engine.join("s", "", "r", "c1", CursorOption.earliest(GroupMode.STREAM));
+    List<GroupDelivery> held = engine.claimBatch("q", "g", "c1", 2);
+    assertThat(held).hasSize(2);
+
+    assertThat(engine.pause("q", "g")).isTrue();
+    assertThat(engine.pause("q", "g")).as("paused already").isFalse();
+    assertThat(engine.pause("s", "r")).isTrue();
+    assertThat(engine.claimBatch("q", "g", "c2", 10)).as("a claim while paused").isEmpty();
+    assertThat(engine.claimNext("q", "g", "c2")).isEmpty();
+    assertThat(engine.peek("s", "r", "c1", 10).isEmpty()).as("a stream read while paused").isTrue();
+    held.get(0).ack();
+    held.get(1).nack(Duration.ZERO);
+    clock.advance(Duration.ofHours(2)); // any visibility timeout has passed
+    assertThat(engine.claimBatch("q", "g", "c2", 10))
+        .as("neither the nacked message nor a timed out one goes out while paused")
+        .isEmpty();
+    assertThat(groups().getGroup("q", "g").committed()).as("the ack counted").isEqualTo(1);
+
+    assertThat(engine.resume("q", "g")).isTrue();
+    assertThat(engine.resume("q", "g")).as("resumed already").isFalse();
+    assertThat(engine.resume("s", "r")).isTrue();
+    assertThat(engine.claimBatch("q", "g", "c2", 10))
+        .as("the rest from the cursor, then the nacked one")
+        .extracting(GroupDelivery::offset)
+        .containsExactly(2L, 3L, 4L, 5L, 1L);
+    assertThat(engine.peek("s", "r", "c1", 10).deliveries()).hasSize(3);
+    assertThatThrownBy(() -> engine.pause("q", "nope")).isInstanceOf(GroupNotFoundException.class);
+  }
+
+  @Test
+  void aPauseMadeThroughOneInstanceHoldsForEveryOther() throws Exception {
+    assumeThat(sharedAcrossInstances()).as("the store has one instance per data set").isTrue();
+    queues().createQueue(QueueConfig.durable("q").build());
+    appendValues("q", 4);
+    Storage other = openStorage(dir);
+    try {
+      GroupCoordinator here = GroupCoordinator.builder(storage).build();
+      GroupCoordinator there = GroupCoordinator.builder(other).build();
+      here.join("q", "", "g", "c1", null);
+      there.join("q", "", "g", "c2", null);
+      assertThat(here.pause("q", "g")).isTrue();
+      assertThat(there.claimBatch("q", "g", "c2", 10))
+          .as("claimed on the other instance")
+          .isEmpty();
+      assertThat(there.resume("q", "g")).as("resumed on the other instance").isTrue();
+      assertThat(here.claimBatch("q", "g", "c1", 10)).hasSize(4);
+    } finally {
+      other.close();
+    }
+  }
+
   /**
    * The engines of the concurrency rules: four over four instances of the store when it is {@link
    * #sharedAcrossInstances() shared}, else one over the store under test, named four times.
@@ -2743,6 +2861,7 @@ public abstract class StoreContractTest {
         () ->
             g.acknowledgeAllPending(
                 "q", "g", "c1", new long[] {1}, new int[] {1}, new boolean[1], T0));
+    calls.put("setPaused", () -> g.setPaused("q", "g", true, T0));
     calls.put("updateCursor", () -> g.updateCursor("q", "g", 3, T0));
     calls.put("updateCommitted", () -> g.updateCommitted("q", "g", 3, T0));
     calls.put("registerConsumer", () -> g.registerConsumer("q", "g", consumer("c2", T0)));
@@ -3352,6 +3471,7 @@ public abstract class StoreContractTest {
     calls.put("acknowledgePending", () -> groups().acknowledgePending(queue, id, "c", 0, 1, T0));
     calls.put("getPending", () -> groups().getPending(queue, id, "c"));
     calls.put("getAllPending", () -> groups().getAllPending(queue, id));
+    calls.put("setPaused", () -> groups().setPaused(queue, id, true, T0));
     calls.put("updateCursor", () -> groups().updateCursor(queue, id, 1, T0));
     calls.put("updateCommitted", () -> groups().updateCommitted(queue, id, 1, T0));
     calls.put("registerConsumer", () -> groups().registerConsumer(queue, id, consumer("c", T0)));

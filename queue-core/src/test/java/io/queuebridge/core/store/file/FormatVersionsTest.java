@@ -129,7 +129,7 @@ class FormatVersionsTest {
         FixtureChecks.copyTree(fixture.resolve(FileFixtureGenerator.STORE), tmp.resolve("store"));
     Path file = kind.file.apply(dir);
     assertThat(file).as("the %s file of the fixture", kind).isRegularFile();
-    setVersion(file, 3); // newer than every reader: the group log reads versions 1 and 2
+    setVersion(file, 4); // newer than every reader: the group log reads versions 1 to 3
     return file;
   }
 
@@ -143,7 +143,7 @@ class FormatVersionsTest {
     assertThat(t)
         .isInstanceOf(StoreCorruptedException.class)
         .hasMessageContaining(file.toString())
-        .hasMessageContaining("version 3")
+        .hasMessageContaining("version 4")
         .hasMessageContaining("reads version")
         .hasMessageContaining("newer version");
     assertThat(((StoreCorruptedException) t).file()).isEqualTo(file.toString());

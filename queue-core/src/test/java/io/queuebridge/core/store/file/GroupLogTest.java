@@ -1,6 +1,7 @@
 package io.queuebridge.core.store.file;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.config.QueueConfig;
@@ -190,8 +191,7 @@ class GroupLogTest {
     byte[] b = Files.readAllBytes(groupFile());
     b[GroupLog.HEADER + 12] ^= 1;
     Files.write(groupFile(), b);
-    org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> FileStorage.open(config(), java.time.Clock.systemUTC(), io))
+    assertThatThrownBy(() -> FileStorage.open(config(), java.time.Clock.systemUTC(), io))
         .isInstanceOf(io.queuebridge.core.errors.StoreCorruptedException.class)
         .hasMessageContaining(groupFile().toString())
         .hasMessageContaining("no readable snapshot");
@@ -257,6 +257,42 @@ class GroupLogTest {
     // a single put and a whole-group write upgrade an old log the same way
     groups.updateGroup(groups.getGroup(Q, G).withPending(List.of(), T0));
     assertThat(versionOnDisk()).as("a version-2 log is not downgraded").isEqualTo(2);
+  }
+
+  @Test
+  void aLogIsRewrittenInVersion3ByTheGroupsFirstPauseAndStaysThereAfterTheResume()
+      throws Exception {
+    ConsumerGroupStore groups = open(config());
+    PendingEntry keyed = new PendingEntry(0, "c", T0, 1, T0, T0, "bazz");
+    groups.claimPending(Q, G, List.of(keyed), 1, T0);
+    assertThat(versionOnDisk()).isEqualTo(GroupLog.KEYED_VERSION);
+    groups.setPaused(Q, G, true, T0.plusSeconds(1));
+    assertThat(versionOnDisk()).as("paused").isEqualTo(GroupLog.PAUSED_VERSION);
+    groups = reopen(config());
+    assertThat(groups.getGroup(Q, G).paused()).isTrue();
+    assertThat(groups.getAllPending(Q, G)).as("the keys kept").containsExactly(keyed);
+    groups.setPaused(Q, G, false, T0.plusSeconds(2));
+    groups.claimPending(Q, G, List.of(new PendingEntry(1, "c", T0, 1, T0, T0)), 2, T0);
+    groups = reopen(config());
+    assertThat(groups.getGroup(Q, G).paused()).as("resumed").isFalse();
+    assertThat(groups.getAllPending(Q, G)).hasSize(2);
+    assertThat(versionOnDisk()).as("a version-3 log is not downgraded").isEqualTo(3);
+  }
+
+  @Test
+  void aLogOfANewerFormatIsRefusedNamingBothVersions() throws Exception {
+    open(config());
+    storage.close();
+    storage = null;
+    byte[] b = Files.readAllBytes(groupFile());
+    b[4] = 0;
+    b[5] = 4;
+    Files.write(groupFile(), b);
+    assertThatThrownBy(() -> FileStorage.open(config(), java.time.Clock.systemUTC(), io))
+        .isInstanceOf(io.queuebridge.core.errors.StoreCorruptedException.class)
+        .hasMessageContaining("version 4")
+        .hasMessageContaining("reads versions 1 to 3")
+        .hasMessageContaining("newer version");
   }
 
   @Test
