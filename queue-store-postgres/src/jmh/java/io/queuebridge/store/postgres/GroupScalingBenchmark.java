@@ -11,7 +11,6 @@ import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -109,10 +108,8 @@ public class GroupScalingBenchmark {
       body = new byte[BODY];
       new Random(42).nextBytes(body);
       Properties p = new Properties();
-      p.setProperty("user", database.user());
-      p.setProperty("password", database.password());
       p.setProperty("reWriteBatchedInserts", "true");
-      raw = DriverManager.getConnection(database.url(), p);
+      raw = database.connect(p);
       try (Statement st = raw.createStatement()) {
         st.execute(
             "CREATE TABLE raw_jobs (id bigserial PRIMARY KEY, body bytea NOT NULL,"
@@ -123,10 +120,7 @@ public class GroupScalingBenchmark {
     }
 
     Connection connect() throws SQLException {
-      Properties p = new Properties();
-      p.setProperty("user", database.user());
-      p.setProperty("password", database.password());
-      Connection c = DriverManager.getConnection(database.url(), p);
+      Connection c = database.connect();
       c.setAutoCommit(false);
       return c;
     }

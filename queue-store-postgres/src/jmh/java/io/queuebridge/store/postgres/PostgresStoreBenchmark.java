@@ -100,10 +100,8 @@ public class PostgresStoreBenchmark {
           .queues()
           .createQueue(QueueConfig.durable("work").messageTtl(java.time.Duration.ZERO).build());
       Properties p = new Properties();
-      p.setProperty("user", database.user());
-      p.setProperty("password", database.password());
       p.setProperty("reWriteBatchedInserts", "true");
-      raw = java.sql.DriverManager.getConnection(database.url(), p);
+      raw = database.connect(p);
       try (Statement st = raw.createStatement()) {
         st.execute(
             "CREATE TABLE raw_messages (queue_id bigint NOT NULL, off bigint NOT NULL,"

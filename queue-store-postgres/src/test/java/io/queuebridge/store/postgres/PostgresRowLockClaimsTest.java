@@ -12,21 +12,15 @@ import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import io.queuebridge.core.store.contract.CompetingKeyConsumers;
+import io.queuebridge.core.store.contract.CompetingMembers;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -82,7 +76,6 @@ class PostgresRowLockClaimsTest {
   @Test
   void competingMembersOnTwoInstancesGetEachMessageOnceAtATimeAndLoseNone() throws Exception {
     List<Storage> stores = open("unordered");
-    ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       Storage first = stores.get(0);
       first.queues().createQueue(QueueConfig.durable("q").build());
@@ -93,61 +86,18 @@ class PostgresRowLockClaimsTest {
       }
       first.queues().appendBatch("q", batch);
       List<GroupCoordinator> engines = engines(stores);
-      Map<Long, String> holder = new ConcurrentHashMap<>();
-      Set<Long> acked = ConcurrentHashMap.newKeySet();
-      List<String> violations = Collections.synchronizedList(new ArrayList<>());
-      AtomicInteger done = new AtomicInteger();
-      List<Future<?>> members = new ArrayList<>();
+      List<CompetingMembers.Member> members = new ArrayList<>();
       for (int i = 0; i < engines.size(); i++) {
         GroupCoordinator engine = engines.get(i);
         String me = "m" + i;
         engine.join("q", "", "g", me, null);
-        boolean batchAck = i % 2 == 0;
         members.add(
-            pool.submit(
-                () -> {
-                  int round = 0;
-                  while (done.get() < messages) {
-                    List<GroupDelivery> claimed = engine.claimBatch("q", "g", me, 7);
-                    List<GroupDelivery> settle = new ArrayList<>();
-                    for (GroupDelivery d : claimed) {
-                      String other = holder.putIfAbsent(d.offset(), me);
-                      if (other != null) {
-                        violations.add(d.offset() + " held by " + other + " and " + me);
-                      }
-                    }
-                    for (GroupDelivery d : claimed) {
-                      holder.remove(d.offset());
-                      if (++round % 31 == 0) {
-                        d.nack(Duration.ZERO);
-                      } else {
-                        settle.add(d);
-                      }
-                    }
-                    if (batchAck) {
-                      assertThat(engine.ackAll(settle)).isEmpty();
-                    } else {
-                      settle.forEach(GroupDelivery::ack);
-                    }
-                    for (GroupDelivery d : settle) {
-                      if (!acked.add(d.offset())) {
-                        violations.add(d.offset() + " acked twice");
-                      }
-                    }
-                    done.addAndGet(settle.size());
-                  }
-                  return null;
-                }));
+            new CompetingMembers.Member(n -> engine.claimBatch("q", "g", me, n), engine::ackAll));
       }
-      for (Future<?> f : members) {
-        f.get(2, TimeUnit.MINUTES);
-      }
-      assertThat(violations).isEmpty();
-      assertThat(acked).hasSize(messages);
+      CompetingMembers.drainAndCheck(members, messages, 7, 31, Duration.ofMinutes(2));
       assertThat(first.groups().getAllPending("q", "g")).isEmpty();
       assertThat(first.groups().getGroup("q", "g").committed()).isEqualTo(messages);
     } finally {
-      pool.shutdownNow();
       stores.forEach(Storage::close);
     }
   }

@@ -142,8 +142,13 @@ public final class PostgresTestDatabase
 
   /** A new plain JDBC connection to this database (autocommit); the caller closes it. */
   public Connection connect() throws SQLException {
+    return connect(new Properties());
+  }
+
+  /** {@link #connect()}, with driver properties of the caller's ({@code reWriteBatchedInserts}). */
+  public Connection connect(Properties driver) throws SQLException {
     Created d = created();
-    return connect(d.url(), d.user(), d.password());
+    return connect(d.url(), d.user(), d.password(), driver);
   }
 
   /**
@@ -184,7 +189,13 @@ public final class PostgresTestDatabase
   }
 
   private static Connection connect(String url, String user, String password) throws SQLException {
+    return connect(url, user, password, new Properties());
+  }
+
+  private static Connection connect(String url, String user, String password, Properties driver)
+      throws SQLException {
     Properties p = new Properties();
+    p.putAll(driver);
     p.setProperty("user", user);
     if (password != null) {
       p.setProperty("password", password);

@@ -4,6 +4,7 @@ import io.queuebridge.core.config.GroupMode;
 import io.queuebridge.core.config.OrderingKey;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.errors.OffsetOutOfRangeException;
+import io.queuebridge.core.errors.PendingEntryNotFoundException;
 import io.queuebridge.core.errors.QueueException;
 import io.queuebridge.core.group.GroupDelivery;
 import io.queuebridge.core.group.GroupSettings;
@@ -238,11 +239,76 @@ final class Claims {
     return out;
   }
 
+  /** What a claimable entry turns out to be once its message is read ({@link #judge}). */
+  private enum Verdict {
+    /** Its offset was truncated: drop the entry. */
+    TRUNCATED,
+    /** Delivered too often or for too long: dead-letter it. */
+    POISON,
+    /** Its message expired: drop the entry. */
+    EXPIRED,
+    /** The group's filter rejects its routing key: leave it. */
+    FILTERED,
+    /** A keyed scheduled message released before its own due time: schedule it for then. */
+    EARLY,
+    /** Hand it out. */
+    DELIVER
+  }
+
+  /** An entry's {@link Verdict}, with its message (null when truncated) and the reason or time. */
+  private record Judged(Verdict verdict, Message message, String poison, Instant due) {}
+
+  /**
+   * Reads the message of a claimable entry ({@code read} when the caller read it already) and
+   * judges it; {@code filter} applies the group's routing-key filter (entries the read ahead
+   * recorded matched it already).
+   */
+  private Judged judge(
+      QueueConfig config,
+      ConsumerGroupState g,
+      PendingEntry e,
+      Message read,
+      Instant now,
+      boolean filter) {
+    Message m;
+    try {
+      m = read != null ? read : queues.read(g.queue(), e.offset());
+    } catch (OffsetOutOfRangeException gone) {
+      LOG.warn(
+          "pending offset {} of group {} on queue {} was truncated; dropping the entry",
+          e.offset(),
+          g.id(),
+          g.queue());
+      return new Judged(Verdict.TRUNCATED, null, null, null);
+    }
+    boolean scheduled = e.isScheduled();
+    String poison = scheduled ? null : deadLetters.exhausted(config, e, now);
+    if (poison != null) {
+      return new Judged(Verdict.POISON, m, poison, null);
+    }
+    if (m.isExpired(now)) {
+      return new Judged(Verdict.EXPIRED, m, null, null);
+    }
+    if (filter && !RoutingKeys.matches(g.pattern(), g.queue(), m.topic())) {
+      return new Judged(Verdict.FILTERED, m, null, null);
+    }
+    if (scheduled) {
+      // Only a keyed entry can be here before its due time: a key's release makes its blocked
+      // entry visible at once. Any other scheduled entry is indexed at its due time, so it is due;
+      // reading the due time again would parse the message's property for nothing.
+      Instant due = e.hasOrderKey() ? m.deliverAt() : null;
+      if (due != null && due.isAfter(now)) {
+        return new Judged(Verdict.EARLY, m, null, due); // released by its key (BEHAVIOUR Q-ORDER)
+      }
+    }
+    return new Judged(Verdict.DELIVER, m, null, null);
+  }
+
   /**
    * One entry {@link ConsumerGroupStore#claimDue} moved to the claimer ({@code before} as it was,
-   * {@code after} as it is now): handed out unless it is poison (dead-lettered, in the group's
-   * section), truncated or expired (dropped), or a keyed scheduled message released before its due
-   * time (scheduled again). As {@link #takeDue}, but the entry is already the claimer's.
+   * {@code after} as it is now), outside the group's section: handed out unless {@link #judge} says
+   * otherwise; a poison entry is dead-lettered and an early one scheduled again in the section,
+   * each only while the claimer still holds it.
    */
   private void takeClaimed(
       QueueConfig config,
@@ -254,89 +320,83 @@ final class Claims {
       List<GroupDelivery> out) {
     String queue = g.queue();
     boolean scheduled = before.isScheduled();
-    Message m;
-    try {
-      m = read != null ? read : queues.read(queue, before.offset());
-    } catch (OffsetOutOfRangeException gone) {
-      LOG.warn(
-          "pending offset {} of group {} on queue {} was truncated; dropping the entry",
-          before.offset(),
-          g.id(),
-          queue);
-      releaseQuietly(queue, g.id(), after, now);
-      metrics.discarded.increment();
-      return;
-    }
-    String poison = scheduled ? null : deadLetters.exhausted(config, before, now);
-    if (poison != null) {
-      try {
-        groups.atomically(
-            queue,
-            g.id(),
-            () -> {
-              if (heldNow(queue, g.id(), after)) {
-                deadLetters.deadLetter(config, g.id(), before, m, poison, now);
-                release(queue, g.id(), after, now);
-              }
-              return null;
-            });
-      } catch (QueueException failed) {
-        LOG.warn(
-            "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
-            before.offset(),
-            g.id(),
-            queue,
-            failed);
+    Judged j = judge(config, g, before, read, now, false);
+    switch (j.verdict()) {
+      case TRUNCATED -> {
+        releaseQuietly(queue, g.id(), after, now);
+        metrics.discarded.increment();
       }
-      metrics.stealAttempt(false);
-      return;
-    }
-    if (m.isExpired(now)) {
-      releaseQuietly(queue, g.id(), after, now);
-      metrics.discarded.increment();
-      if (!scheduled) {
+      case POISON -> {
+        try {
+          groups.atomically(
+              queue,
+              g.id(),
+              () -> {
+                if (heldNow(queue, g.id(), after)) {
+                  deadLetters.deadLetter(config, g.id(), before, j.message(), j.poison(), now);
+                  release(queue, g.id(), after, now);
+                }
+                return null;
+              });
+        } catch (QueueException failed) {
+          LOG.warn(
+              "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
+              before.offset(),
+              g.id(),
+              queue,
+              failed);
+        }
         metrics.stealAttempt(false);
       }
-      return;
-    }
-    if (scheduled) {
-      Instant due = before.hasOrderKey() ? m.deliverAt() : null;
-      if (due != null && due.isAfter(now)) {
-        // released by its key before its own due time (BEHAVIOUR Q-ORDER): waits for that
+      case EXPIRED -> {
+        releaseQuietly(queue, g.id(), after, now);
+        metrics.discarded.increment();
+        if (!scheduled) {
+          metrics.stealAttempt(false);
+        }
+      }
+      case EARLY -> {
         groups.atomically(
             queue,
             g.id(),
             () -> {
               if (heldNow(queue, g.id(), after)) {
-                groups.updatePending(queue, g.id(), before.withVisibleAt(due));
+                groups.updatePending(queue, g.id(), before.withVisibleAt(j.due()));
               }
               return null;
             });
-        redeliveryDue(queue, g.id(), due);
-        return;
+        redeliveryDue(queue, g.id(), j.due());
       }
-      metrics.claimed(1, false);
-    } else {
-      metrics.stealAttempt(true);
+      case FILTERED, DELIVER -> {
+        if (scheduled) {
+          metrics.claimed(1, false);
+        } else {
+          metrics.stealAttempt(true);
+        }
+        out.add(delivery(g, after, j.message()));
+        redeliveryDue(queue, g.id(), after.visibleAt());
+      }
     }
-    out.add(delivery(g, after, m));
-    redeliveryDue(queue, g.id(), after.visibleAt());
   }
 
   /** Whether {@code e} is still stored as it is: the same holder and delivery count. */
   private boolean heldNow(String queue, String group, PendingEntry e) {
+    return held(queue, group, e.offset(), e.consumerId(), e.deliveryCount()).isPresent();
+  }
+
+  /** The group's entry at {@code offset} if {@code consumerId} holds it at {@code deliveries}. */
+  private Optional<PendingEntry> held(
+      String queue, String group, long offset, String consumerId, int deliveries) {
     return groups
-        .findPending(queue, group, e.offset())
-        .filter(
-            p -> p.consumerId().equals(e.consumerId()) && p.deliveryCount() == e.deliveryCount())
-        .isPresent();
+        .findPending(queue, group, offset)
+        .filter(p -> p.consumerId().equals(consumerId) && p.deliveryCount() == deliveries);
   }
 
   /** {@link #release}, ignoring an entry that no longer is the claimer's (a steal took it). */
   private void releaseQuietly(String queue, String group, PendingEntry e, Instant now) {
     try {
       release(queue, group, e, now);
-    } catch (io.queuebridge.core.errors.PendingEntryNotFoundException stolen) {
+    } catch (PendingEntryNotFoundException stolen) {
       LOG.debug(
           "offset {} of group {} on queue {} moved on before it was dropped",
           e.offset(),
@@ -570,9 +630,9 @@ final class Claims {
   private static final int STEAL_PAGE = 64;
 
   /**
-   * One entry claimable at {@code now}: a scheduled message becomes a first delivery (added to
-   * {@code firsts} for the caller to record); a held entry is stolen, unless it is poison
-   * (dead-lettered), truncated or expired (dropped).
+   * One entry claimable at {@code now}, in the group's section: a scheduled message becomes a first
+   * delivery (added to {@code firsts} for the caller to record); a held entry is stolen, unless
+   * {@link #judge} says otherwise.
    */
   private void takeDue(
       QueueConfig config,
@@ -585,77 +645,62 @@ final class Claims {
       List<GroupDelivery> out) {
     String queue = g.queue();
     boolean scheduled = e.isScheduled();
-    String poison = scheduled ? null : deadLetters.exhausted(config, e, now);
-    Message m;
-    try {
-      m = queues.read(queue, e.offset());
-    } catch (OffsetOutOfRangeException gone) {
-      LOG.warn(
-          "pending offset {} of group {} on queue {} was truncated; dropping the entry",
-          e.offset(),
-          g.id(),
-          queue);
-      release(queue, g.id(), e, now);
-      metrics.discarded.increment();
-      metrics.stealAttempt(false);
-      return;
-    }
-    if (poison != null) {
-      try {
-        deadLetters.deadLetter(config, g.id(), e, m, poison, now);
-      } catch (QueueException failed) {
-        LOG.warn(
-            "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
-            e.offset(),
-            g.id(),
-            queue,
-            failed);
-        metrics.stealAttempt(false);
-        return;
-      }
-      release(queue, g.id(), e, now);
-      metrics.stealAttempt(false);
-      return;
-    }
-    if (m.isExpired(now)) {
-      release(queue, g.id(), e, now);
-      metrics.discarded.increment();
-      if (!scheduled) {
+    Judged j = judge(config, g, e, null, now, true);
+    switch (j.verdict()) {
+      case TRUNCATED -> {
+        release(queue, g.id(), e, now);
+        metrics.discarded.increment();
         metrics.stealAttempt(false);
       }
-      return;
-    }
-    if (!RoutingKeys.matches(g.pattern(), queue, m.topic())) {
-      if (!scheduled) {
+      case POISON -> {
+        boolean deadLettered = false;
+        try {
+          deadLetters.deadLetter(config, g.id(), e, j.message(), j.poison(), now);
+          deadLettered = true;
+        } catch (QueueException failed) {
+          LOG.warn(
+              "cannot dead-letter poison offset {} of group {} on queue {}; it stays pending",
+              e.offset(),
+              g.id(),
+              queue,
+              failed);
+        }
+        if (deadLettered) {
+          release(queue, g.id(), e, now);
+        }
         metrics.stealAttempt(false);
       }
-      return;
-    }
-    if (scheduled) {
-      // Only a keyed entry can be here before its due time: a key's release makes its blocked
-      // entry visible at once. Any other scheduled entry is indexed at its due time, so it is due;
-      // reading the due time again would parse the message's property for nothing.
-      Instant due = e.hasOrderKey() ? m.deliverAt() : null;
-      if (due != null && due.isAfter(now)) {
-        // released by its key before its own due time (BEHAVIOUR Q-ORDER): waits for that
-        PendingEntry later = e.withVisibleAt(due);
-        groups.updatePending(queue, g.id(), later);
-        redeliveryDue(queue, g.id(), due);
-        return;
+      case EXPIRED, FILTERED -> {
+        if (j.verdict() == Verdict.EXPIRED) {
+          release(queue, g.id(), e, now);
+          metrics.discarded.increment();
+        }
+        if (!scheduled) {
+          metrics.stealAttempt(false);
+        }
       }
-      // due now: its first delivery, as a claim from the cursor would have made it
-      PendingEntry first =
-          new PendingEntry(e.offset(), consumerId, now, 1, now, now.plus(visibility), e.orderKey());
-      firsts.add(first); // recorded by the caller, with the others, in one store call
-      out.add(delivery(g, first, m));
-      return;
+      case EARLY -> {
+        groups.updatePending(queue, g.id(), e.withVisibleAt(j.due()));
+        redeliveryDue(queue, g.id(), j.due());
+      }
+      case DELIVER -> {
+        if (scheduled) {
+          // due now: its first delivery, as a claim from the cursor would have made it
+          PendingEntry first =
+              new PendingEntry(
+                  e.offset(), consumerId, now, 1, now, now.plus(visibility), e.orderKey());
+          firsts.add(first); // recorded by the caller, with the others, in one store call
+          out.add(delivery(g, first, j.message()));
+        } else {
+          PendingEntry moved =
+              groups.transferPending(
+                  queue, g.id(), e.offset(), e.consumerId(), consumerId, now, visibility);
+          out.add(delivery(g, moved, j.message()));
+          metrics.stealAttempt(true);
+          redeliveryDue(queue, g.id(), moved.visibleAt());
+        }
+      }
     }
-    PendingEntry moved =
-        groups.transferPending(
-            queue, g.id(), e.offset(), e.consumerId(), consumerId, now, visibility);
-    out.add(delivery(g, moved, m));
-    metrics.stealAttempt(true);
-    redeliveryDue(queue, g.id(), moved.visibleAt());
   }
 
   private GroupDelivery delivery(ConsumerGroupState g, PendingEntry e, Message m) {
@@ -718,10 +763,7 @@ final class Claims {
    * delivery count (BEHAVIOUR Q-SETTLE).
    */
   Optional<PendingEntry> heldEntry(ClaimedDelivery d) {
-    return groups
-        .findPending(d.queue(), d.group(), d.offset())
-        .filter(
-            e -> e.consumerId().equals(d.consumerId()) && e.deliveryCount() == d.deliveryCount());
+    return held(d.queue(), d.group(), d.offset(), d.consumerId(), d.deliveryCount());
   }
 
   /**

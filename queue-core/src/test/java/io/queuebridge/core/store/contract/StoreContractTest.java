@@ -2563,66 +2563,20 @@ public abstract class StoreContractTest {
       for (int i = 0; i < engines.size(); i++) {
         engines.get(i).join("q", "", "g", "m" + i, null);
       }
-      Map<Long, String> holder = new java.util.concurrent.ConcurrentHashMap<>();
-      Set<Long> acked = java.util.concurrent.ConcurrentHashMap.newKeySet();
-      List<String> violations = java.util.Collections.synchronizedList(new ArrayList<>());
-      AtomicInteger done = new AtomicInteger();
-      List<Future<?>> members = new ArrayList<>();
+      List<CompetingMembers.Member> members = new ArrayList<>();
       for (int i = 0; i < engines.size(); i++) {
         GroupCoordinator engine = engines.get(i);
         String me = "m" + i;
-        boolean batch = i % 2 == 0; // half the members settle with ackAll, half one by one
         members.add(
-            executor.submit(
-                () -> {
-                  int round = 0;
-                  while (done.get() < messages) {
-                    List<GroupDelivery> claimed = engine.claimBatch("q", "g", me, 7);
-                    for (GroupDelivery d : claimed) {
-                      String other = holder.putIfAbsent(d.offset(), me);
-                      if (other != null) {
-                        violations.add(d.offset() + " held by " + other + " and " + me);
-                      }
-                    }
-                    List<GroupDelivery> settle = new ArrayList<>();
-                    for (GroupDelivery d : claimed) {
-                      holder.remove(d.offset());
-                      if (++round % 29 == 0) {
-                        d.nack(Duration.ZERO); // back to the group: claimed again by anyone
-                      } else {
-                        settle.add(d);
-                      }
-                    }
-                    List<GroupDelivery> refused = batch ? engine.ackAll(settle) : ackEach(settle);
-                    assertThat(refused).as("acks of deliveries still held").isEmpty();
-                    for (GroupDelivery d : settle) {
-                      if (!acked.add(d.offset())) {
-                        violations.add(d.offset() + " acked twice");
-                      }
-                    }
-                    done.addAndGet(settle.size());
-                  }
-                  return null;
-                }));
+            new CompetingMembers.Member(n -> engine.claimBatch("q", "g", me, n), engine::ackAll));
       }
-      for (Future<?> f : members) {
-        f.get(90, TimeUnit.SECONDS);
-      }
-      assertThat(violations).as("messages held by two members at once, or acked twice").isEmpty();
-      assertThat(acked).as("every message acked").hasSize(messages);
+      CompetingMembers.drainAndCheck(members, messages, 7, 29, Duration.ofSeconds(90));
       ConsumerGroupState g = groups().getGroup("q", "g");
       assertThat(g.pending()).as("nothing left pending").isEmpty();
       assertThat(g.committed()).as("committed up to the tail").isEqualTo(messages);
     } finally {
       opened.forEach(Storage::close);
     }
-  }
-
-  private static List<GroupDelivery> ackEach(List<GroupDelivery> deliveries) {
-    for (GroupDelivery d : deliveries) {
-      d.ack();
-    }
-    return List.of();
   }
 
   @Test
