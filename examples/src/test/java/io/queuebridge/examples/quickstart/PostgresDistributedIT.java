@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.config.QueueType;
 import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -325,6 +326,79 @@ class PostgresDistributedIT {
       } finally {
         app.stop();
       }
+    }
+  }
+
+  @Test
+  void aPauseFromAnotherProcessStopsTheSourceOfAStreamAndAResumeDeliversTheRestOnce()
+      throws Exception {
+    String stream = "pausable";
+    String group = "pausable-readers";
+    String output = "pausable-out";
+    String connector = "pausable-to-kafka-pg";
+    Map<String, String> config = new LinkedHashMap<>(example(SOURCE_EXAMPLE).config(placeholders));
+    config.put("tasks.max", "1");
+    config.put("queue.names", stream);
+    config.put("queue.group", group);
+    config.put("restore.mode", "false");
+    config.put("topic", output);
+    config.put("topic.creation.default.partitions", "1");
+    config.put("queue.commit.interval.ms", "200");
+    cluster.kafka().createTopic(output, 1, 1, Map.of());
+
+    // the operator's process: a store instance of its own, as the command line would open it
+    try (Storage operator = QueueStores.open("postgres", store)) {
+      QueueManager app = new QueueManager(operator, QueueManagerConfig.defaults());
+      app.start();
+      try {
+        app.createQueue(
+            QueueConfig.durable(stream).type(QueueType.STREAM).topics(stream + "/#").build());
+        publishNumbered(app, stream, 0, 100);
+        cluster.configureConnector(connector, config);
+        cluster
+            .assertions()
+            .assertConnectorAndExactlyNumTasksAreRunning(connector, 1, "stream source running");
+        await("the first 100 written")
+            .atMost(TIMEOUT)
+            .pollInterval(Duration.ofMillis(500))
+            .until(() -> committedRecords(output) == 100);
+
+        assertThat(app.consumerGroups().pause(stream, group)).isTrue();
+        publishNumbered(app, stream, 100, 300);
+        // the source sees the flag with its next progress flush: a few messages may pass before
+        await("the source stopped with messages left unread")
+            .atMost(TIMEOUT)
+            .pollInterval(Duration.ofMillis(500))
+            .during(Duration.ofSeconds(5))
+            .until(() -> committedRecords(output) < 300);
+        long whilePaused = committedRecords(output);
+        log("records written while the group was paused: " + (whilePaused - 100));
+
+        assertThat(app.consumerGroups().resume(stream, group)).isTrue();
+        await("the rest written after the resume")
+            .atMost(TIMEOUT)
+            .pollInterval(Duration.ofMillis(500))
+            .until(() -> committedRecords(output) >= 300);
+        cluster.deleteConnector(connector);
+        List<String> keys =
+            readAllCommitted(output).stream().map(r -> RecordSnapshot.show(r.key())).toList();
+        assertThat(keys)
+            .as("every message once, in stream order")
+            .containsExactlyElementsOf(IntStream.range(0, 300).mapToObj(i -> "m-" + i).toList());
+      } finally {
+        app.stop();
+      }
+    }
+  }
+
+  private static void publishNumbered(QueueManager app, String stream, int from, int to)
+      throws InterruptedException {
+    for (int i = from; i < to; i++) {
+      app.publish(
+          PublishRequest.builder(stream + "/item")
+              .key(("m-" + i).getBytes(StandardCharsets.UTF_8))
+              .value(("payload-" + i).getBytes(StandardCharsets.UTF_8))
+              .build());
     }
   }
 
