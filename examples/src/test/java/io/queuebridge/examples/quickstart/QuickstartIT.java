@@ -119,8 +119,8 @@ class QuickstartIT {
         .extracting(r -> r.group(1))
         .containsExactly("55", "56", "57", "58", "59");
     assertThat(pasted.get(3).output)
-        .containsPattern("(?m)^connect-orders-replay +stream +60 +60 +0 ")
-        .containsPattern("(?m)^connect-orders-restore +stream +60 +60 +0 ");
+        .containsPattern("(?m)^connect-orders-replay +stream +no +60 +60 +0 ")
+        .containsPattern("(?m)^connect-orders-restore +stream +no +60 +60 +0 ");
   }
 
   @Test
