@@ -47,12 +47,9 @@ import java.util.function.Supplier;
  * ({@code SELECT pg_advisory_xact_lock(...); statement} in one round trip, the lock granted before
  * the statement starts), or a round trip of its own precedes the first multi-statement work or a
  * {@link #writeOwn}. Every statement of the body still runs under the lock; a body that runs none
- * takes no lock and commits nothing. {@link #atomicallyLazy} differs only in its lock statement,
- * which also turns {@code synchronous_commit} off for the transaction ({@code set_config} in the
- * same {@code SELECT}): the lazy commit costs no statement and no round trip of its own. Prepared
- * statements are reused by the driver (it keeps the server-side statements of each connection,
- * keyed by their text), so every statement's text is fixed: batches bind arrays ({@code unnest}),
- * never a text that grows with the batch.
+ * takes no lock and commits nothing. Prepared statements are reused by the driver (it keeps the
+ * server-side statements of each connection, keyed by their text), so every statement's text is
+ * fixed: batches bind arrays ({@code unnest}), never a text that grows with the batch.
  *
  * <p><b>Read-only.</b> A pool opened read-only ({@link PostgresStoreProvider#openReadOnly}) marks
  * every connection read-only twice: the session's default ({@code SET SESSION CHARACTERISTICS AS
@@ -98,10 +95,8 @@ final class Db implements AutoCloseable {
   private static final class Bound {
     final Connection c;
     String lockQueue; // null once taken (or when none is to be taken)
+    int depth = 1; // atomically calls open on this thread, the outermost included
     String lockGroup;
-    // Whether the transaction commits without waiting for its WAL flush (atomicallyLazy), from its
-    // lock statement on; cleared for good by a durable section nested in it.
-    boolean lazy;
 
     Bound(Connection c) {
       this.c = c;
@@ -343,7 +338,7 @@ final class Db implements AutoCloseable {
       String g = b.lockGroup;
       b.lockQueue = null;
       b.lockGroup = null;
-      lockGroup(b.c, lockSql(b.lazy), q, g);
+      lockGroup(b.c, q, g);
     }
     return b.c;
   }
@@ -456,7 +451,7 @@ final class Db implements AutoCloseable {
         }
       }
     }
-    try (PreparedStatement ps = c.prepareStatement(lockSql(b.lazy) + "; " + sql)) {
+    try (PreparedStatement ps = c.prepareStatement(LOCK_SQL + "; " + sql)) {
       bindLock(ps, b.lockQueue, b.lockGroup);
       bind.bind(new Params(ps, 2));
       b.lockQueue = null;
@@ -501,6 +496,15 @@ final class Db implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the calling thread's bound transaction was opened by an outer {@link #atomically}
+   * before the current one (so a setting made now would reach the outer body too).
+   */
+  boolean nestedTransaction() {
+    Bound b = bound.get();
+    return b != null && b.depth > 1;
+  }
+
   /** Whether the calling thread is inside {@link #atomically} (or {@link #snapshot}). */
   boolean inBoundTransaction() {
     return bound.get() != null;
@@ -511,41 +515,21 @@ final class Db implements AutoCloseable {
    * from before its first statement on; store calls the body makes on this thread join the
    * transaction. The lock is taken by the round trip of the body's first statement ({@link Bound}).
    * Commits when the body returns, rolls back when it throws. Nested calls join the outer
-   * transaction, taking the outer lock if still pending and then their own, at once; a nested call
-   * inside {@link #atomicallyLazy} makes the transaction they share commit durably.
+   * transaction, taking the outer lock if still pending and then their own, at once.
    */
   <T> T atomically(String queue, String groupId, Supplier<T> body) {
-    return section(queue, groupId, false, body);
-  }
-
-  /**
-   * {@link #atomically} committed without waiting for the WAL flush: the statement that takes the
-   * lock also sets {@code synchronous_commit} off, for this transaction only, so the lock is not
-   * held through the flush. The commit is as atomic and as visible as a durable one; a crash can
-   * lose it, but the log is written in order, so a durable commit that follows it reaches the disk
-   * only with it. A nested call joins the outer transaction as it is: inside {@link #atomically} it
-   * commits durably.
-   */
-  <T> T atomicallyLazy(String queue, String groupId, Supplier<T> body) {
-    return section(queue, groupId, true, body);
-  }
-
-  private <T> T section(String queue, String groupId, boolean lazy, Supplier<T> body) {
     checkOpen();
     checkWritable();
     checkLookup(queue);
     Bound outer = bound.get();
     if (outer != null) {
-      String sql = LOCK_SQL;
-      if (!lazy && outer.lazy) {
-        // a durable section in a lazy one: the outer lock, if still pending, is taken without
-        // turning synchronous_commit off; if taken, it did, and this lock gives it back
-        sql = outer.lockQueue == null ? DURABLE_LOCK_SQL : LOCK_SQL;
-        outer.lazy = false;
+      run(queue, outer.c, c -> lockGroup(locked(outer), queue, groupId));
+      outer.depth++;
+      try {
+        return body.get();
+      } finally {
+        outer.depth--;
       }
-      String lockSql = sql;
-      run(queue, outer.c, c -> lockGroup(locked(outer), lockSql, queue, groupId));
-      return body.get();
     }
     try (Lease lease = lease()) {
       Connection c = lease.connection;
@@ -553,7 +537,6 @@ final class Db implements AutoCloseable {
       Bound b = new Bound(c);
       b.lockQueue = queue;
       b.lockGroup = groupId;
-      b.lazy = lazy;
       bound.set(b);
       try {
         T result = body.get();
@@ -573,30 +556,8 @@ final class Db implements AutoCloseable {
   /** The advisory lock of a group, parameters 1 and 2. */
   private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))";
 
-  /**
-   * {@link #LOCK_SQL} turning {@code synchronous_commit} off until the transaction ends ({@link
-   * #atomicallyLazy}); one row, as the lock alone.
-   */
-  private static final String LAZY_LOCK_SQL =
-      "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?)),"
-          + " set_config('synchronous_commit', 'off', true)";
-
-  /**
-   * {@link #LOCK_SQL} giving {@code synchronous_commit} back the session's own value until the
-   * transaction ends: a durable section nested in a lazy one whose lock is taken.
-   */
-  private static final String DURABLE_LOCK_SQL =
-      "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?)),"
-          + " set_config('synchronous_commit', s.reset_val, true)"
-          + " FROM pg_settings s WHERE s.name = 'synchronous_commit'";
-
-  private static String lockSql(boolean lazy) {
-    return lazy ? LAZY_LOCK_SQL : LOCK_SQL;
-  }
-
-  private Void lockGroup(Connection c, String sql, String queue, String groupId)
-      throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
+  private Void lockGroup(Connection c, String queue, String groupId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(LOCK_SQL)) {
       bindLock(ps, queue, groupId);
       ps.execute();
     }

@@ -145,15 +145,25 @@ final class PgGroupStore implements ConsumerGroupStore {
 
   /**
    * {@link #atomically} with {@code synchronous_commit} off for its one transaction, set by the
-   * statement that takes the lock ({@link Db#atomicallyLazy}): the commit does not wait for the WAL
-   * flush, and costs no statement more than a durable one.
+   * statement that takes the lock: the commit does not wait for the WAL flush.
    */
   @Override
   public <T> T atomicallyLazy(String queue, String groupId, Supplier<T> body) {
-    Objects.requireNonNull(queue, "queue");
-    Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(body, "body");
-    return db.atomicallyLazy(queue, groupId, body);
+    return atomically(
+        queue,
+        groupId,
+        () -> {
+          if (!db.nestedTransaction()) {
+            db.query(
+                queue,
+                Db.Mode.WRITE,
+                "SELECT set_config('synchronous_commit', 'off', true)",
+                p -> {},
+                rs -> null);
+          }
+          return body.get();
+        });
   }
 
   // ---- primitives ----------------------------------------------------------------------------

@@ -438,16 +438,13 @@ public final class GroupCoordinator implements ConsumerGroups {
     long start = System.nanoTime();
     // A store whose claims are atomic by themselves: the claim enters the group's section only to
     // read ahead from the cursor (Claims#claimConcurrently).
-    // A claim only moves work forward that is redone after a crash (a lost claim is a redelivery,
-    // and the ack that follows it is durable only with it), so its section may commit lazily.
-    Supplier<Integer> body = () -> claims.claim(queue, group, consumerId, n, start, out);
-    lock.lock();
-    try {
-      return concurrent ? body.get() : groups.atomicallyLazy(queue, group, body);
-    } finally {
-      sample(metrics.claimLatencyNanos, start);
-      lock.unlock();
-    }
+    return timed(
+        queue,
+        group,
+        start,
+        metrics.claimLatencyNanos,
+        !concurrent,
+        () -> claims.claim(queue, group, consumerId, n, start, out));
   }
 
   @Override
@@ -756,15 +753,10 @@ public final class GroupCoordinator implements ConsumerGroups {
     try {
       return section ? groups.atomically(queue, group, body) : body.get();
     } finally {
-      sample(latency, start);
+      if (latency.sample()) {
+        latency.add(System.nanoTime() - start);
+      }
       lock.unlock();
-    }
-  }
-
-  /** Adds the time since {@code start} to {@code latency} when it samples; under the lock. */
-  private static void sample(MetricsRecorder.Latency latency, long start) {
-    if (latency.sample()) {
-      latency.add(System.nanoTime() - start);
     }
   }
 
