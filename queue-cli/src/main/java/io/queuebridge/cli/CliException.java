@@ -5,10 +5,10 @@ package io.queuebridge.cli;
  * value and what was expected. Thrown for the command line's own checks; the core's {@link
  * io.queuebridge.core.errors.QueueException}s are reported the same way.
  */
-final class CliException extends RuntimeException {
+public final class CliException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
-  CliException(String message) {
+  public CliException(String message) {
     super(message);
   }
 }

@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Objects;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -95,6 +96,10 @@ public final class QueueBridgeCli implements Callable<Integer> {
   static CommandLine commandLine(
       StoreOpener opener, Clock clock, PrintWriter out, PrintWriter err) {
     CommandLine cli = new CommandLine(new QueueBridgeCli(opener, clock));
+    // before the settings below: each applies to the subcommands added so far
+    for (CliExtension extension : ServiceLoader.load(CliExtension.class)) {
+      cli.addSubcommand(extension.command());
+    }
     cli.setOut(out);
     cli.setErr(err);
     cli.setUsageHelpWidth(USAGE_WIDTH);

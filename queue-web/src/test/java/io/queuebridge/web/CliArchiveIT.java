@@ -1,4 +1,4 @@
-package io.queuebridge.cli;
+package io.queuebridge.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -64,7 +64,7 @@ class CliArchiveIT {
   static void unpackTheArchiveAndWriteAStore() throws Exception {
     Path archive = Path.of(property("queuebridge.cli.archive"));
     assertThat(archive)
-        .as("the archive queue-cli builds in package (run mvn verify, not only the ITs)")
+        .as("the archive queue-web builds in package (run mvn verify, not only the ITs)")
         .isRegularFile();
     Path into = Files.createDirectories(temp.resolve("unpacked"));
     Run untar =
@@ -125,11 +125,12 @@ class CliArchiveIT {
             .split(File.pathSeparator)) {
       classpath.add(Path.of(entry.strip()).getFileName().toString());
     }
-    classpath.add("queue-cli-" + version + ".jar");
+    classpath.add("queue-web-" + version + ".jar");
     Set<String> lib = names(home.resolve("lib"));
     assertThat(lib).isEqualTo(classpath);
     assertThat(lib)
         .contains(
+            "queue-web-" + version + ".jar",
             "queue-cli-" + version + ".jar",
             "queue-core-" + version + ".jar",
             "queue-store-postgres-" + version + ".jar")
@@ -138,6 +139,9 @@ class CliArchiveIT {
         .anySatisfy(jar -> assertThat(jar).startsWith("jackson-databind-"))
         .anySatisfy(jar -> assertThat(jar).startsWith("kafka-clients-"))
         .anySatisfy(jar -> assertThat(jar).startsWith("slf4j-simple-"))
+        .anySatisfy(jar -> assertThat(jar).startsWith("javalin-"))
+        .anySatisfy(jar -> assertThat(jar).startsWith("uplot-"))
+        .noneSatisfy(jar -> assertThat(jar).startsWith("selenium-"))
         .allSatisfy(jar -> assertThat(jar).endsWith(".jar"))
         .noneSatisfy(jar -> assertThat(jar).startsWith("junit-"))
         .noneSatisfy(jar -> assertThat(jar).startsWith("connect-runtime-"));
@@ -187,7 +191,7 @@ class CliArchiveIT {
     assertThat(run.status()).isZero();
     assertThat(run.out())
         .startsWith("Usage: queue-bridge ")
-        .contains("\n  queues ", "\n  describe ", "\n  tail ", "\n  lag ")
+        .contains("\n  queues ", "\n  describe ", "\n  tail ", "\n  lag ", "\n  serve ")
         .contains("Exit status: 0 success");
   }
 
@@ -294,6 +298,48 @@ class CliArchiveIT {
 
     assertThat(run.status()).as(run.err()).isZero();
     assertThat(run.out()).isEqualTo("queue-bridge " + version() + "\n");
+  }
+
+  @Test
+  void serveFromTheArchiveAnswersInABrowsersPlaceAndStopsOnATerm() throws Exception {
+    Path config = temp.resolve("serve-source.json");
+    Files.writeString(
+        config,
+        "{\"name\": \"invoices-source\", \"config\": {\"queue.store.type\": \"file\","
+            + " \"queue.store.path\": \""
+            + store
+            + "\"}}");
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            home.resolve("bin/queue-bridge").toString(),
+            "serve",
+            "--config",
+            config.toString(),
+            "--port",
+            "0");
+    pb.environment().clear();
+    pb.environment().putAll(bashAndJava());
+    pb.redirectErrorStream(true);
+    Process serve = pb.start();
+    try (java.io.BufferedReader out =
+        new java.io.BufferedReader(
+            new java.io.InputStreamReader(serve.getInputStream(), StandardCharsets.UTF_8))) {
+      String first = out.readLine();
+      assertThat(first).startsWith("Queue Bridge console: http://127.0.0.1:");
+      assertThat(out.readLine()).startsWith("Read-only");
+      String url = first.substring("Queue Bridge console: ".length());
+      java.net.http.HttpResponse<String> page =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(page.statusCode()).isEqualTo(200);
+      assertThat(page.body()).contains("invoices-source", ">invoices<", ">audit<");
+      serve.destroy(); // SIGTERM: the shutdown hook stops the server
+      assertThat(serve.waitFor(30, TimeUnit.SECONDS)).as("serve exits on SIGTERM").isTrue();
+    } finally {
+      serve.destroyForcibly();
+    }
   }
 
   @Test
@@ -497,7 +543,7 @@ class CliArchiveIT {
     String value = System.getProperty(name);
     if (value == null || value.isBlank()) {
       throw new IllegalStateException(
-          "system property " + name + " is not set: failsafe sets it (see queue-cli/pom.xml)");
+          "system property " + name + " is not set: failsafe sets it (see queue-web/pom.xml)");
     }
     return value;
   }
