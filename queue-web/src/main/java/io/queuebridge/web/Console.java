@@ -804,6 +804,11 @@ final class Console implements AutoCloseable {
       args.add("--max");
       args.add(count);
     }
+    String rate = ctx.formParam("rate");
+    if (rate != null && !rate.isBlank()) {
+      args.add("--rate"); // checked by the command: a bad rate is its usage error
+      args.add(rate.strip());
+    }
     if (!confirmed) {
       args.add("--dry-run");
     }
@@ -814,6 +819,7 @@ final class Console implements AutoCloseable {
     m.put("queue", name);
     m.put("queueParam", Views.q(name));
     m.put("count", count);
+    m.put("rate", rate == null ? "" : rate.strip());
     m.put("confirmed", confirmed);
     m.put("moved", report.get("moved").asLong());
     m.put("alreadyMoved", report.get("alreadyMoved").asLong());

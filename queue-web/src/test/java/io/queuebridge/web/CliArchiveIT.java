@@ -108,10 +108,11 @@ class CliArchiveIT {
       assertThat(shipped.filter(Files::isRegularFile).map(p -> home.resolve("docs").relativize(p)))
           .containsExactlyInAnyOrderElementsOf(
               published
-                  .filter(p -> p.toString().endsWith(".md"))
+                  .filter(p -> p.toString().endsWith(".md") || p.toString().endsWith(".png"))
                   .map(p -> repo.resolve("docs").relativize(p))
                   .toList())
-          .contains(Path.of("CLI.md"), Path.of("STORES.md"))
+          .contains(Path.of("CLI.md"), Path.of("STORES.md"), Path.of("CONSOLE.md"))
+          .contains(Path.of("console/overview.png"))
           .allSatisfy(
               p ->
                   assertThat(home.resolve("docs").resolve(p))
