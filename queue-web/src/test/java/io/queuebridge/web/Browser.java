@@ -16,10 +16,10 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * QUEUEBRIDGE_CHROMEDRIVER} name. Where neither is found the tests are skipped with a message
  * saying so; under CI ({@code CI=true}) they fail instead, since CI installs both.
  */
-final class Browser {
+public final class Browser {
   private Browser() {}
 
-  static ChromeDriver start() {
+  public static ChromeDriver start() {
     Path chromium =
         find("QUEUEBRIDGE_CHROMIUM", List.of("/usr/bin/chromium", "/usr/bin/chromium-browser"));
     Path driver = find("QUEUEBRIDGE_CHROMEDRIVER", List.of("/usr/bin/chromedriver"));
@@ -58,7 +58,7 @@ final class Browser {
    * Saves what the browser shows as {@code docs/console/<name>.png} when the docs are being updated
    * ({@code -Dqueuebridge.docs.update=true}); does nothing otherwise.
    */
-  static void screenshot(ChromeDriver browser, String name) throws IOException {
+  public static void screenshot(ChromeDriver browser, String name) throws IOException {
     if (!Boolean.getBoolean("queuebridge.docs.update")) {
       return;
     }
