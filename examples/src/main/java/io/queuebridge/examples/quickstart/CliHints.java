@@ -30,6 +30,11 @@ final class CliHints {
     this.callerDir = Objects.requireNonNull(callerDir, "callerDir").toAbsolutePath().normalize();
   }
 
+  /** The {@code bin/queue-bridge} launcher. */
+  Path launcher() {
+    return launcher;
+  }
+
   /** From the system properties the script sets, or this JVM's working directory. */
   static CliHints fromSystemProperties() {
     Path workingDir = Path.of("").toAbsolutePath();

@@ -1,8 +1,11 @@
 package io.queuebridge.examples.quickstart;
 
 import io.queuebridge.core.QueueBridgeVersion;
+import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,9 +18,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -224,7 +229,14 @@ final class QuickstartRun {
       suggestCommands(
           "While it runs, look at its store from another terminal with the operator command line"
               + " (it only reads, beside the worker):");
-      followUntilStopped(rest, produced.size());
+      Process console = startConsole(rest, List.of(sink, replay, restore), placeholders);
+      try {
+        followUntilStopped(rest, produced.size());
+      } finally {
+        if (console != null) {
+          console.destroy();
+        }
+      }
       return Quickstart.OK;
     }
 
@@ -542,6 +554,67 @@ final class QuickstartRun {
   }
 
   // ---- follow mode
+
+  /**
+   * The web console ({@code bin/queue-bridge serve}, read-only) over the posted connector configs,
+   * as a child process, its address printed; null, with a line saying why, when it does not start
+   * (the command line not built, no free port): the quickstart goes on without it.
+   */
+  private Process startConsole(
+      ConnectRestClient rest, List<ExampleConfig> configs, Map<String, String> placeholders) {
+    try {
+      List<String> command =
+          new ArrayList<>(List.of(cliHints.launcher().toString(), "serve", "--port", "0"));
+      for (ExampleConfig config : configs) {
+        Path file = workDir.resolve(config.name() + ".json");
+        Files.writeString(file, config.resolve(placeholders));
+        command.add("--config");
+        command.add(file.toString());
+      }
+      command.addAll(
+          List.of(
+              "--bootstrap-server",
+              cluster.kafka().bootstrapServers(),
+              "--connect-url",
+              rest.base().toString().replaceAll("/+$", "")));
+      Process console =
+          new ProcessBuilder(command)
+              .redirectError(workDir.resolve("console.log").toFile())
+              .start();
+      BufferedReader lines = console.inputReader(StandardCharsets.UTF_8);
+      String first =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return lines.readLine();
+                    } catch (IOException e) {
+                      return null;
+                    }
+                  })
+              .get(60, TimeUnit.SECONDS);
+      String prefix = "Queue Bridge console: ";
+      if (first == null || !first.startsWith(prefix)) {
+        console.destroyForcibly();
+        out.println(
+            "(the web console did not start: see "
+                + workDir.resolve("console.log")
+                + "; bin/queue-bridge serve is built by mvn -B -DskipTests -pl queue-web -am"
+                + " package)");
+        return null;
+      }
+      out.println();
+      out.println(
+          "Web console (read-only; the store, the lag of each hop, the connectors' states): "
+              + first.substring(prefix.length()));
+      return console;
+    } catch (IOException | ExecutionException | TimeoutException e) {
+      out.println("(the web console did not start: " + e + ")");
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
 
   private void followUntilStopped(ConnectRestClient rest, int alreadySent)
       throws InterruptedException {

@@ -124,6 +124,63 @@ class QuickstartIT {
   }
 
   @Test
+  void followEndsWithTheConsolesAddressAndTheConsoleShowsTheRunningBridge() throws Exception {
+    Path repo = PluginUnderTest.repo();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                "bash",
+                repo.resolve("quickstart").toString(),
+                "--skip-build",
+                "--follow",
+                "--records",
+                "20",
+                "--rate",
+                "20",
+                "--work-dir",
+                work.resolve("follow").toString())
+            .directory(repo.toFile())
+            .redirectErrorStream(true);
+    String javaBin = Path.of(System.getProperty("java.home"), "bin").toString();
+    pb.environment().merge("PATH", javaBin, (old, bin) -> bin + File.pathSeparator + old);
+    pb.environment().put("QUICKSTART_JAVA_OPTS", "-Xmx768m");
+    Process process = pb.start();
+    StringBuilder output = new StringBuilder();
+    String prefix =
+        "Web console (read-only; the store, the lag of each hop, the connectors' states): ";
+    try (java.io.BufferedReader lines = process.inputReader(StandardCharsets.UTF_8)) {
+      String url = null;
+      for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        output.append(line).append('\n');
+        if (line.startsWith(prefix)) {
+          url = line.substring(prefix.length());
+          break;
+        }
+      }
+      assertThat(url).as("the console's address in:%n%s", output).startsWith("http://127.0.0.1:");
+      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+      String overview = get(http, url);
+      assertThat(overview)
+          .contains("orders-to-stream", "orders-replay", "orders-restore", ">orders<");
+      String lag = get(http, url + "lag");
+      assertThat(lag).contains("RUNNING", "orders-replay");
+    } finally {
+      process.destroy(); // Ctrl-C: the worker, the broker and the console stop
+      boolean exited = process.waitFor(90, TimeUnit.SECONDS);
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      assertThat(exited).as("the quickstart stops on SIGTERM").isTrue();
+    }
+  }
+
+  private static String get(java.net.http.HttpClient http, String url) throws Exception {
+    java.net.http.HttpResponse<String> r =
+        http.send(
+            java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as("GET %s: %s", url, r.body()).isEqualTo(200);
+    return r.body();
+  }
+
+  @Test
   void missingPluginFailsWithAClearMessageAndExitStatusThree() throws Exception {
     Path nowhere = work.resolve("no-such-plugin");
     Run run = quickstart("--plugin-dir", nowhere.toString(), "--work-dir", work.toString());
