@@ -306,7 +306,12 @@ final class Console implements AutoCloseable {
           }
           Map<String, Object> row = new LinkedHashMap<>();
           row.put("name", name);
-          row.put("href", "/queue?s=" + store.id() + "&q=" + Views.q(name));
+          row.put(
+              "href",
+              (name.startsWith("$dlq/") ? "/dead-letters?s=" : "/queue?s=")
+                  + store.id()
+                  + "&q="
+                  + Views.q(name));
           row.put("type", q.get("type").asText());
           row.put("protected", q.get("protected").asBoolean());
           row.put("messages", q.get("messages").asLong());
@@ -526,28 +531,29 @@ final class Console implements AutoCloseable {
         next = batch.get(batch.size() - 1).get("offset").asLong() + 1;
       }
     } else {
+      // read 500 at a time from the position; stop when the page is full (the next page starts
+      // after its last message), at the end of the queue (no next page), or after KEY_SCAN
+      // messages read (the next page goes on from there)
       long scanned = 0;
       String at = start;
-      while (shown.size() < limit && scanned < KEY_SCAN) {
+      boolean end = false;
+      while (shown.size() < limit && scanned < KEY_SCAN && !end) {
         List<JsonNode> batch = bridge.jsonLines(store, "tail", name, "--from", at, "--max", "500");
-        if (batch.isEmpty()) {
-          next = null;
-          break;
-        }
-        scanned += batch.size();
-        long last = batch.get(batch.size() - 1).get("offset").asLong();
+        end = batch.size() < 500;
         for (JsonNode j : batch) {
-          if (shown.size() < limit && key.equals(Views.payload(j.get("key")))) {
+          scanned++;
+          next = j.get("offset").asLong() + 1;
+          if (key.equals(Views.payload(j.get("key")))) {
             shown.add(Views.message(j, base));
-            next = j.get("offset").asLong() + 1;
+            if (shown.size() == limit) {
+              break;
+            }
           }
         }
-        at = String.valueOf(last + 1);
-        next = last + 1;
-        if (batch.size() < 500) {
-          next = shown.size() == limit ? next : null;
-          break;
-        }
+        at = String.valueOf(next);
+      }
+      if (end && shown.size() < limit) {
+        next = null;
       }
       m.put("scanned", scanned);
     }

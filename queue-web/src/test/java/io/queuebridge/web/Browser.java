@@ -3,12 +3,17 @@ package io.queuebridge.web;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
+import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriverException;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * Headless Chromium for the browser tests: Debian's {@code chromium} and {@code chromedriver} (what
@@ -44,6 +49,27 @@ public final class Browser {
     ChromeDriverService service =
         new ChromeDriverService.Builder().usingDriverExecutable(driver.toFile()).build();
     return new ChromeDriver(service, options);
+  }
+
+  /**
+   * Clicks what {@code by} finds and waits until the page it leads to has replaced this one and has
+   * loaded. A replaced page's element is reported stale, or (Chromium, now and then) as a node that
+   * "does not belong to the document": both mean the page is gone.
+   */
+  public static void clickThrough(ChromeDriver browser, By by) {
+    WebElement page = browser.findElement(By.tagName("html"));
+    browser.findElement(by).click();
+    WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(30));
+    wait.until(
+        d -> {
+          try {
+            page.isEnabled();
+            return false;
+          } catch (WebDriverException gone) { // StaleElementReferenceException among them
+            return true;
+          }
+        });
+    wait.until(d -> "complete".equals(browser.executeScript("return document.readyState;")));
   }
 
   private static Path find(String variable, List<String> candidates) {

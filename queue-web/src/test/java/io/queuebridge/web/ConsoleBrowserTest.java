@@ -23,8 +23,6 @@ import org.openqa.selenium.Dimension;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The console in a real browser (headless Chromium) over a real file store: what an operator sees
@@ -73,13 +71,6 @@ class ConsoleBrowserTest {
     CommandRunner.Result r = cli.run(all);
     assertThat(r.ok()).as("%s: %s", all, r.err()).isTrue();
     return JSON.readTree(r.out());
-  }
-
-  /** Clicks what {@code by} finds and waits until the page it leads to has replaced this one. */
-  private void clickThrough(By by) {
-    WebElement page = browser.findElement(By.tagName("html"));
-    browser.findElement(by).click();
-    new WebDriverWait(browser, Duration.ofSeconds(20)).until(ExpectedConditions.stalenessOf(page));
   }
 
   /**
@@ -145,14 +136,14 @@ class ConsoleBrowserTest {
         .as("the same page, updated in place")
         .isEqualTo(loaded);
 
-    clickThrough(By.linkText("jobs"));
+    Browser.clickThrough(browser, By.linkText("jobs"));
     assertThat(browser.getTitle()).startsWith("jobs");
     assertThat(text("tr[data-group='workers']")).contains("delivering");
     assertThat(text("table.pending")).contains("w-1");
     assertThat(text("#dlq-link")).contains("$dlq/jobs (2)");
     Browser.screenshot(browser, "queue");
 
-    clickThrough(By.id("browse"));
+    Browser.clickThrough(browser, By.id("browse"));
     assertThat(offsets()).containsExactly("0", "1", "2", "3", "4", "5", "6");
     assertThat(text("article.message")).contains("job-0", "send mail 0", "trace", "t-0");
     Browser.screenshot(browser, "messages");
@@ -160,14 +151,14 @@ class ConsoleBrowserTest {
     // paged: two per page, then the next page from where the first ended
     browser.get(url("/messages?s=1&q=jobs&limit=2"));
     assertThat(offsets()).containsExactly("0", "1");
-    clickThrough(By.id("next-page"));
+    Browser.clickThrough(browser, By.id("next-page"));
     assertThat(offsets()).containsExactly("2", "3");
 
     // by key
     WebElement key = browser.findElement(By.name("key"));
     key.sendKeys("job-4");
     browser.findElement(By.name("from")).clear();
-    clickThrough(By.cssSelector("#filters button"));
+    Browser.clickThrough(browser, By.cssSelector("#filters button"));
     assertThat(offsets()).containsExactly("4");
 
     // by time: from a time after every message, nothing
@@ -213,7 +204,7 @@ class ConsoleBrowserTest {
 
     browser.get(url("/login"));
     browser.findElement(By.id("token")).sendKeys("not-the-token");
-    clickThrough(By.id("login"));
+    Browser.clickThrough(browser, By.id("login"));
     assertThat(text("#error")).contains("not this console's login token");
 
     // a form posted with no session: refused
@@ -236,30 +227,30 @@ class ConsoleBrowserTest {
   void aLoggedInOperatorRedrivesOneDeadLetterAndPausesAGroup() throws Exception {
     browser.get(url("/login?next=/dead-letters%3Fs%3D1%26q%3D%2524dlq%252Fjobs"));
     browser.findElement(By.id("token")).sendKeys(TOKEN);
-    clickThrough(By.id("login"));
+    Browser.clickThrough(browser, By.id("login"));
     assertThat(browser.getTitle()).startsWith("Dead letters: $dlq/jobs");
     assertThat(text("#dlq-count .count")).isEqualTo("2");
     assertThat(text("article.message")).contains("x-dlq-");
     Browser.screenshot(browser, "dead-letters");
 
-    clickThrough(By.id("redrive")); // count 1: the oldest
+    Browser.clickThrough(browser, By.id("redrive")); // count 1: the oldest
     assertThat(text("#plan")).contains("1 would move");
     assertThat(command("describe", "$dlq/jobs").get("messages").asLong())
         .as("the dry run changed nothing")
         .isEqualTo(2);
     Browser.screenshot(browser, "redrive-confirm");
-    clickThrough(By.id("confirm"));
+    Browser.clickThrough(browser, By.id("confirm"));
     assertThat(text("#result")).contains("1 moved", "1 left");
-    clickThrough(By.id("back"));
+    Browser.clickThrough(browser, By.id("back"));
     assertThat(text("#dlq-count .count")).isEqualTo("1");
     assertThat(command("describe", "jobs").get("messages").asLong())
         .isEqualTo(ConsoleFixture.JOBS + 1);
 
     browser.get(url("/queue?s=1&q=jobs"));
-    clickThrough(By.cssSelector("tr[data-group='workers'] button.pause"));
+    Browser.clickThrough(browser, By.cssSelector("tr[data-group='workers'] button.pause"));
     assertThat(text("tr[data-group='workers'] .state")).isEqualTo("paused");
     assertThat(command("groups", "jobs", "workers").get(0).get("paused").asBoolean()).isTrue();
-    clickThrough(By.cssSelector("tr[data-group='workers'] button.resume"));
+    Browser.clickThrough(browser, By.cssSelector("tr[data-group='workers'] button.resume"));
     assertThat(text("tr[data-group='workers'] .state")).isEqualTo("delivering");
     assertThat(command("groups", "jobs", "workers").get(0).get("paused").asBoolean()).isFalse();
   }

@@ -39,8 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The console as an operator runs it beside a bridge: {@code bin/queue-bridge serve} in a process
@@ -137,8 +135,13 @@ class ConsoleIT {
 
         login(browser, console, "/queue?s=1&q=" + stream);
         By groupRow = By.cssSelector("tr[data-group='" + group + "']");
-        clickThrough(browser, By.cssSelector("tr[data-group='" + group + "'] button.pause"));
-        assertThat(browser.findElement(groupRow).getText()).contains("paused");
+        Browser.clickThrough(
+            browser, By.cssSelector("tr[data-group='" + group + "'] button.pause"));
+        await("the group shown paused")
+            .ignoreExceptions()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () -> assertThat(browser.findElement(groupRow).getText()).contains("paused"));
         assertThat(app.consumerGroups().group(stream, group).orElseThrow().paused())
             .as("the pause as another process reads the store")
             .isTrue();
@@ -153,12 +156,21 @@ class ConsoleIT {
         console.close();
         console = Console.start(List.of(sourceFile), List.of());
         browser.get(console.url + "queue?s=1&q=" + stream);
-        assertThat(browser.findElement(groupRow).getText()).contains("paused");
+        await("the group shown paused")
+            .ignoreExceptions()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () -> assertThat(browser.findElement(groupRow).getText()).contains("paused"));
         assertThat(committed(output).size()).isLessThan(300);
 
         login(browser, console, "/queue?s=1&q=" + stream);
-        clickThrough(browser, By.cssSelector("tr[data-group='" + group + "'] button.resume"));
-        assertThat(browser.findElement(groupRow).getText()).contains("delivering");
+        Browser.clickThrough(
+            browser, By.cssSelector("tr[data-group='" + group + "'] button.resume"));
+        await("the group shown delivering")
+            .ignoreExceptions()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () -> assertThat(browser.findElement(groupRow).getText()).contains("delivering"));
         await("the rest written after the resume")
             .atMost(TIMEOUT)
             .pollInterval(Duration.ofMillis(500))
@@ -282,13 +294,7 @@ class ConsoleIT {
     browser.get(
         console.url + "login?next=" + java.net.URLEncoder.encode(next, StandardCharsets.UTF_8));
     browser.findElement(By.id("token")).sendKeys(TOKEN);
-    clickThrough(browser, By.id("login"));
-  }
-
-  private static void clickThrough(ChromeDriver browser, By by) {
-    WebElement page = browser.findElement(By.tagName("html"));
-    browser.findElement(by).click();
-    new WebDriverWait(browser, Duration.ofSeconds(30)).until(ExpectedConditions.stalenessOf(page));
+    Browser.clickThrough(browser, By.id("login"));
   }
 
   /** {@code bin/queue-bridge serve} of the repository, in a process of its own. */
