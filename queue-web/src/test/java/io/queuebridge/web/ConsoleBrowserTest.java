@@ -246,6 +246,14 @@ class ConsoleBrowserTest {
     assertThat(command("describe", "jobs").get("messages").asLong())
         .isEqualTo(ConsoleFixture.JOBS + 1);
 
+    // delete the dead letter left: a confirmation first, then it is gone
+    Browser.clickThrough(browser, By.id("purge"));
+    assertThat(text("#plan")).contains("removes the 1 messages");
+    assertThat(command("describe", "$dlq/jobs").get("messages").asLong()).isEqualTo(1);
+    Browser.clickThrough(browser, By.id("confirm"));
+    assertThat(text("#result")).contains("1 messages removed");
+    assertThat(command("describe", "$dlq/jobs").get("messages").asLong()).isZero();
+
     browser.get(url("/queue?s=1&q=jobs"));
     Browser.clickThrough(browser, By.cssSelector("tr[data-group='workers'] button.pause"));
     assertThat(text("tr[data-group='workers'] .state")).isEqualTo("paused");
