@@ -8,7 +8,6 @@ import io.queuebridge.core.QueueManager;
 import io.queuebridge.core.QueueManagerConfig;
 import io.queuebridge.core.config.QueueConfig;
 import io.queuebridge.core.config.QueueType;
-import io.queuebridge.core.message.PublishRequest;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
 import io.queuebridge.store.postgres.PostgresTestDatabase;
@@ -123,7 +122,7 @@ class ConsoleIT {
       try {
         app.createQueue(
             QueueConfig.durable(stream).type(QueueType.STREAM).topics(stream + "/#").build());
-        publishNumbered(app, stream, 0, 100);
+        PostgresDistributedIT.publishNumbered(app, stream, 0, 100);
         cluster.configureConnector(connector, source);
         cluster
             .assertions()
@@ -145,7 +144,7 @@ class ConsoleIT {
         assertThat(app.consumerGroups().group(stream, group).orElseThrow().paused())
             .as("the pause as another process reads the store")
             .isTrue();
-        publishNumbered(app, stream, 100, 300);
+        PostgresDistributedIT.publishNumbered(app, stream, 100, 300);
         await("the source stopped with messages left unread")
             .atMost(TIMEOUT)
             .pollInterval(Duration.ofMillis(500))
@@ -259,17 +258,6 @@ class ConsoleIT {
     Path file = temp.resolve(name + ".json");
     Files.writeString(file, JSON.writeValueAsString(Map.of("name", name, "config", config)));
     return file;
-  }
-
-  private static void publishNumbered(QueueManager app, String stream, int from, int to)
-      throws InterruptedException {
-    for (int i = from; i < to; i++) {
-      app.publish(
-          PublishRequest.builder(stream + "/item")
-              .key(("m-" + i).getBytes(StandardCharsets.UTF_8))
-              .value(("payload-" + i).getBytes(StandardCharsets.UTF_8))
-              .build());
-    }
   }
 
   /** Every committed record of the one-partition {@code topic}, read_committed. */

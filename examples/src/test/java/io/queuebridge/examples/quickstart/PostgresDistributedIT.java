@@ -391,7 +391,8 @@ class PostgresDistributedIT {
     }
   }
 
-  private static void publishNumbered(QueueManager app, String stream, int from, int to)
+  /** Publishes {@code m-from} ... {@code m-(to-1)} to {@code stream} (also ConsoleIT's). */
+  static void publishNumbered(QueueManager app, String stream, int from, int to)
       throws InterruptedException {
     for (int i = from; i < to; i++) {
       app.publish(
