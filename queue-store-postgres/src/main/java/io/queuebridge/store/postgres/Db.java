@@ -437,6 +437,42 @@ final class Db implements AutoCloseable {
   }
 
   /**
+   * {@link #query} in {@link Mode#WRITE} for a statement that locks a row ({@code FOR UPDATE}) and
+   * then reads rows that the other holders of that lock change. Under READ COMMITTED a statement
+   * that waits for a row lock sees the locked row as it is now but every other row as it was when
+   * the statement started, so it would miss what the holder it waited for committed. Outside {@link
+   * #atomically}, {@code rowLock} (the same row lock; its two parameters {@code queue} and {@code
+   * groupId}, as are the first two of {@code sql}) therefore runs first, in the same round trip and
+   * the same implicit transaction (one {@code Sync}), and {@code sql} starts its snapshot once the
+   * lock is held. Inside, the transaction's advisory lock already orders the changes, and {@code
+   * sql} runs as {@link #query} runs it.
+   */
+  <T> T queryAfterRowLock(
+      String queue, String groupId, String rowLock, String sql, Bind bind, Rows<T> rows) {
+    checkOpen();
+    checkLookup(queue);
+    checkWritable();
+    if (bound.get() != null) {
+      return query(queue, Mode.WRITE, sql, bind, rows);
+    }
+    try (Lease lease = lease();
+        PreparedStatement ps = lease.connection.prepareStatement(rowLock + "; " + sql)) {
+      bind.bind(new Params(ps, 2)); // first: its checks come before any use of the parameters
+      ps.setString(1, queue);
+      ps.setString(2, groupId);
+      ps.execute(); // the locked row, if any
+      if (!ps.getMoreResults()) {
+        throw new SQLException("no result rows from " + sql);
+      }
+      try (ResultSet rs = ps.getResultSet()) {
+        return rows.read(rs);
+      }
+    } catch (SQLException e) {
+      throw translate(queue, e);
+    }
+  }
+
+  /**
    * {@code sql} on {@code c}, preceded in the same round trip by the pending lock of {@code b}, if
    * any. The lock counts as taken once the server ran the statements (a failure aborts the
    * transaction anyway); a binder that throws leaves it pending.

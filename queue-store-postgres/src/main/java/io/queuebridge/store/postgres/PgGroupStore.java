@@ -36,9 +36,11 @@ import java.util.function.Supplier;
  *
  * <p><b>Atomicity.</b> Every method is one transaction that first locks the group's row ({@code
  * SELECT ... FOR UPDATE} or an {@code UPDATE} of it), so two calls on one group never lose an
- * update, from any process, and a failing call changes nothing. The conveniences are row-level SQL
- * with the same behaviour and {@code updatedAt} choices as the interface defaults ({@link
- * #acknowledgeAllPending}: as the memory and file stores' {@code GroupTable}).
+ * update, from any process, and a failing call changes nothing. The acks, which read the entries
+ * other acks remove, take that lock in a statement of their own first ({@link
+ * Db#queryAfterRowLock}), so that they read after the ack they waited for. The conveniences are
+ * row-level SQL with the same behaviour and {@code updatedAt} choices as the interface defaults
+ * ({@link #acknowledgeAllPending}: as the memory and file stores' {@code GroupTable}).
  *
  * <p><b>Round trips.</b> The calls of the engine's hot paths are one statement each, so one round
  * trip ({@link Db#query}): {@link #overview}, {@link #claimPending} (cursor and a multi-row upsert
@@ -132,6 +134,18 @@ final class PgGroupStore implements ConsumerGroupStore {
         + ".groups g JOIN "
         + s
         + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ? FOR UPDATE OF g)";
+  }
+
+  /**
+   * The group's row lock as a statement of its own ({@link Db#queryAfterRowLock}); its two
+   * parameters are the queue name and the group id.
+   */
+  private String groupRowLock() {
+    return "SELECT 1 FROM "
+        + s
+        + ".groups g JOIN "
+        + s
+        + ".queues q ON q.id = g.queue_id WHERE q.name = ? AND g.group_id = ? FOR UPDATE OF g";
   }
 
   /** One transaction holding the group's advisory lock; see the class javadoc. */
@@ -760,9 +774,10 @@ final class PgGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(consumerId, "consumerId");
     Objects.requireNonNull(now, "now");
-    return db.query(
+    return db.queryAfterRowLock(
         queue,
-        Db.Mode.WRITE,
+        groupId,
+        groupRowLock(),
         lockedGroup(", g.cur, g.committed")
             + ","
             + " d AS (DELETE FROM "
@@ -824,9 +839,10 @@ final class PgGroupStore implements ConsumerGroupStore {
       off[i] = offsets[i];
       count[i] = deliveryCounts[i];
     }
-    return db.query(
+    return db.queryAfterRowLock(
         queue,
-        Db.Mode.WRITE,
+        groupId,
+        groupRowLock(),
         lockedGroup(", g.cur, g.committed")
             + ","
             + " d AS (DELETE FROM "

@@ -2,6 +2,7 @@ package io.queuebridge.store.postgres;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.queuebridge.core.config.OrderingKey;
 import io.queuebridge.core.config.QueueConfig;
@@ -15,11 +16,18 @@ import io.queuebridge.core.store.contract.CompetingKeyConsumers;
 import io.queuebridge.core.store.contract.CompetingMembers;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
@@ -134,6 +142,78 @@ class PostgresRowLockClaimsTest {
       CompetingKeyConsumers.drainAndCheck(claimers, published, Duration.ofMinutes(2));
     } finally {
       stores.forEach(Storage::close);
+    }
+  }
+
+  /**
+   * Two acks of one group that both wait for its row lock: the one that gets it second reads the
+   * entries after the first one's removal, so the committed offset reaches the cursor once nothing
+   * is pending. (A statement that waits for the lock inside itself reads the other rows as they
+   * were when it started, and would leave the offset behind the first ack's entry.)
+   */
+  @Test
+  void twoAcksThatWaitForTheGroupRowLockLeaveTheCommittedOffsetAtTheCursor() throws Exception {
+    List<Storage> stores = open("acks");
+    try {
+      Storage first = stores.get(0);
+      first.queues().createQueue(QueueConfig.durable("q").build());
+      first
+          .queues()
+          .appendBatch(
+              "q",
+              List.of(
+                  Message.builder().topic("q").value("a".getBytes(UTF_8)).build(),
+                  Message.builder().topic("q").value("b".getBytes(UTF_8)).build()));
+      List<GroupCoordinator> engines = engines(stores);
+      List<GroupDelivery> held = new ArrayList<>();
+      for (int i : new int[] {0, 2}) { // one engine on each store instance
+        engines.get(i).join("q", "", "g", "m" + i, null);
+        held.addAll(engines.get(i).claimBatch("q", "g", "m" + i, 1));
+      }
+      assertThat(held).extracting(GroupDelivery::offset).containsExactlyInAnyOrder(0L, 1L);
+      ExecutorService acks = Executors.newFixedThreadPool(2);
+      try (Connection blocker = database.connect()) {
+        blocker.setAutoCommit(false);
+        try (Statement st = blocker.createStatement()) {
+          st.execute(
+              "SELECT 1 FROM acks.groups g JOIN acks.queues q ON q.id = g.queue_id"
+                  + " WHERE q.name = 'q' AND g.group_id = 'g' FOR UPDATE OF g");
+        }
+        List<Future<Long>> done = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+          GroupDelivery d = held.get(i);
+          ConsumerGroupStore groups = stores.get(i).groups();
+          String member = "m" + (2 * i);
+          done.add(
+              acks.submit(
+                  () ->
+                      groups.acknowledgePending(
+                          "q", "g", member, d.offset(), d.deliveryCount(), Instant.now())));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> sessionsWaitingOnALock(blocker) == 2);
+        blocker.commit();
+        for (Future<Long> f : done) {
+          f.get(30, TimeUnit.SECONDS);
+        }
+      } finally {
+        acks.shutdownNow();
+      }
+      assertThat(first.groups().getAllPending("q", "g")).isEmpty();
+      assertThat(first.groups().getGroup("q", "g").committed()).isEqualTo(2);
+    } finally {
+      stores.forEach(Storage::close);
+    }
+  }
+
+  /** The sessions of this database, other than {@code c}'s, waiting for a lock. */
+  private static int sessionsWaitingOnALock(Connection c) throws Exception {
+    try (Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                    + " AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'")) {
+      rs.next();
+      return rs.getInt(1);
     }
   }
 }
