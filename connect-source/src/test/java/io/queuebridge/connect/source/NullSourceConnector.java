@@ -2,8 +2,10 @@ package io.queuebridge.connect.source;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.common.config.ConfigDef;
@@ -28,6 +30,18 @@ public final class NullSourceConnector extends SourceConnector {
   static final String BATCH_CONFIG = "null.batch";
 
   private Map<String, String> props;
+
+  /**
+   * The {@code i}-th record's value: {@code bytes} ASCII characters (the harnesses' streams and
+   * files hold the same lines). Here, so that the connector deployed alone on a worker needs no
+   * other class.
+   */
+  static String line(int i, int bytes) {
+    String head = String.format(Locale.ROOT, "line-%09d-", i);
+    char[] pad = new char[bytes - head.length()];
+    Arrays.fill(pad, (char) ('a' + i % 26));
+    return head + new String(pad);
+  }
 
   @Override
   public void start(Map<String, String> props) {
@@ -82,7 +96,7 @@ public final class NullSourceConnector extends SourceConnector {
       batch = Integer.parseInt(props.get(BATCH_CONFIG));
       values = new byte[records][];
       for (int i = 0; i < records; i++) {
-        values[i] = SourceThroughputBenchmark.line(i, bytes).getBytes(StandardCharsets.UTF_8);
+        values[i] = line(i, bytes).getBytes(StandardCharsets.UTF_8);
       }
     }
 

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -187,15 +186,7 @@ class SourceThroughputBenchmark {
   }
 
   private static String line(int i) {
-    return line(i, VALUE_BYTES);
-  }
-
-  /** The {@code i}-th record's value: {@code bytes} ASCII characters. */
-  static String line(int i, int bytes) {
-    String head = String.format(Locale.ROOT, "line-%09d-", i);
-    char[] pad = new char[bytes - head.length()];
-    Arrays.fill(pad, (char) ('a' + i % 26));
-    return head + new String(pad);
+    return NullSourceConnector.line(i, VALUE_BYTES);
   }
 
   private static void writeLines(Path file, int n) throws Exception {
