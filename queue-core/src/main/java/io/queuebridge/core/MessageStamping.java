@@ -85,10 +85,11 @@ final class MessageStamping {
     }
     Map<String, String> properties = request.properties();
     if (!properties.isEmpty()) {
-      for (Map.Entry<String, String> e : properties.entrySet()) {
-        Names.checkUtf8("property name", e.getKey());
-        Names.checkUtf8("property value", e.getValue());
-      }
+      properties.forEach( // not the entry set, which wraps each entry of an unmodifiable map
+          (k, v) -> {
+            Names.checkUtf8("property name", k);
+            Names.checkUtf8("property value", v);
+          });
     }
     Names.checkUtf8("clientId", request.clientId());
   }

@@ -55,12 +55,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *
  * <pre>
  * mvn -B -ntp -Pworker-bench -pl examples -am package -DskipTests \
- *   -Dworker.bench.args="1000000 200 5 target/workerperf"
+ *   -Dworker.bench.args="1000000 200 5 target/workerperf 5000000"
  * </pre>
  *
- * Arguments: records (1,000,000), value bytes (200), timed rounds (5), a folder on a real disk for
- * the stores, the files and the logs. {@code -Dworker.bench.eos=true} turns the worker's
- * exactly-once source support on for every source alike.
+ * Arguments: records a source writes (1,000,000), value bytes (200), timed rounds (5), a folder on
+ * a real disk for the stores, the files and the logs, and the records in the topic the sinks read
+ * (as many as the sources write; more gives a fast sink more offset commits to be timed by: the
+ * null sink reads a million 200 B records in under a second, four commit intervals). The null
+ * source holds its values in the worker's heap (2 GiB). {@code -Dworker.bench.eos=true} turns the
+ * worker's exactly-once source support on for every source alike; {@code -Dworker.bench.jvm="..."}
+ * adds options to the worker's JVM (a profiler's, say).
  *
  * <p><b>Method.</b> A warm-up round (not counted), then the timed rounds. A sink is timed from its
  * first committed offset to the last (records committed in between / time; {@code
@@ -111,10 +115,12 @@ public final class WorkerThroughputHarness {
     Path dir =
         (args.length > 3 ? Path.of(args[3]) : Files.createTempDirectory("workerperf"))
             .toAbsolutePath();
+    int sinkRecords = args.length > 4 ? Integer.parseInt(args[4]) : records;
     boolean eos = Boolean.getBoolean("worker.bench.eos");
-    if (records < 1 || valueBytes < 16 || rounds < 1) {
+    if (records < 1 || valueBytes < 16 || rounds < 1 || sinkRecords < 1) {
       throw new IllegalArgumentException(
-          "arguments are records (>= 1), value bytes (>= 16), rounds (>= 1), a folder; got "
+          "arguments are records (>= 1), value bytes (>= 16), rounds (>= 1), a folder, sink"
+              + " records (>= 1); got "
               + String.join(" ", args));
     }
     deleteTree(dir);
@@ -127,7 +133,12 @@ public final class WorkerThroughputHarness {
       List<String> classPath = new ArrayList<>(ChildConnectWorker.workerClassPath());
       classPath.addAll(referenceConnectors(dir.resolve("reference-connectors")));
       // the worker as a user runs it: G1 (the JVM's default), not the tests' serial collector
-      List<String> workerJvm = List.of("-XX:-UseSerialGC", "-XX:+UseG1GC", "-Xms1g", "-Xmx1g");
+      List<String> workerJvm =
+          new ArrayList<>(List.of("-XX:-UseSerialGC", "-XX:+UseG1GC", "-Xms2g", "-Xmx2g"));
+      String more = System.getProperty("worker.bench.jvm", "").trim(); // e.g. a profiler's flags
+      if (!more.isEmpty()) {
+        workerJvm.addAll(List.of(more.split("\\s+")));
+      }
       ChildConnectWorker worker =
           ChildConnectWorker.create(
               "bench", "bench-worker", broker.bootstrapServers(), dir, extra, classPath, workerJvm);
@@ -136,7 +147,7 @@ public final class WorkerThroughputHarness {
       try (Admin admin = Admin.create(adminProps)) {
         WorkerThroughputHarness h =
             new WorkerThroughputHarness(dir, records, valueBytes, worker, admin);
-        h.load(broker.bootstrapServers(), rounds);
+        h.load(broker.bootstrapServers(), rounds, sinkRecords);
         worker.start();
         try {
           h.run(rounds, eos);
@@ -148,7 +159,7 @@ public final class WorkerThroughputHarness {
   }
 
   /** The topic, the streams of the source rounds and the FileStreamSource's input. */
-  private void load(String bootstrap, int rounds) throws Exception {
+  private void load(String bootstrap, int rounds, int sinkRecords) throws Exception {
     admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 1))).all().get();
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -158,7 +169,7 @@ public final class WorkerThroughputHarness {
     p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (int i = 0; i < records; i++) {
+      for (int i = 0; i < sinkRecords; i++) {
         producer.send(new ProducerRecord<>(TOPIC, null, line(i).getBytes(StandardCharsets.UTF_8)));
       }
       producer.flush();
@@ -190,11 +201,12 @@ public final class WorkerThroughputHarness {
     long count = topicRecords(TOPIC);
     System.out.printf(
         Locale.ROOT,
-        "separate processes: %d records of %d B (topic %s: %d), %d rounds, source EOS %s%n",
-        records,
+        "separate processes: %d B values; sinks read %d records (topic %s), sources write %d;"
+            + " %d rounds, source EOS %s%n",
         valueBytes,
-        TOPIC,
         count,
+        TOPIC,
+        records,
         rounds,
         eos ? "on" : "off");
     Map<String, List<Double>> rates = new LinkedHashMap<>();
@@ -234,7 +246,9 @@ public final class WorkerThroughputHarness {
         new StringBuilder(
             String.format(
                 Locale.ROOT,
-                "RESULT separate processes, records=%d valueBytes=%d rounds=%d eos=%b, medians:",
+                "RESULT separate processes, sink records=%d source records=%d valueBytes=%d"
+                    + " rounds=%d eos=%b, medians:",
+                count,
                 records,
                 valueBytes,
                 rounds,

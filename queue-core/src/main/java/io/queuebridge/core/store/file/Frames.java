@@ -275,12 +275,11 @@ final class Frames {
     }
     Map<String, String> props = m.properties();
     s.putInt(props.size());
-    for (Map.Entry<String, String> e : props.entrySet()) {
-      // Keys are usually the same constant instances from record to record; values (an offset, a
-      // header key decoded per record) are usually new strings, and identity-hashing a new string
-      // costs more than encoding it.
-      s.putRepeatedString(e.getKey()).putNullableString(e.getValue());
-    }
+    // Keys are usually the same constant instances from record to record; values (an offset, a
+    // header key decoded per record) are usually new strings, and identity-hashing a new string
+    // costs more than encoding it. forEach, not the entry set: a message's map is unmodifiable, and
+    // its entry set wraps every entry it hands out.
+    props.forEach((k, v) -> s.putRepeatedString(k).putNullableString(v));
     s.putIntAt(lenAt, s.position() - lenAt - 4);
   }
 
