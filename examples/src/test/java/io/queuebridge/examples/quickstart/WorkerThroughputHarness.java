@@ -341,30 +341,46 @@ public final class WorkerThroughputHarness {
   /** Records per second from the sink's first committed offset to its last. */
   private double sink(String name, Map<String, String> config, long count) throws Exception {
     ConnectFlows.post(worker, name, config);
+    return steadyRate(name, () -> committed("connect-" + name), count, Duration.ofMillis(20));
+  }
+
+  /** How far a timed connector has got: records committed or written so far. */
+  @FunctionalInterface
+  private interface Progress {
+    long now() throws Exception;
+  }
+
+  /**
+   * Polls {@code progress} every {@code poll} until it reaches {@code target}, then deletes
+   * connector {@code name}; returns the records per second from the first progress seen to the
+   * last.
+   */
+  private double steadyRate(String name, Progress progress, long target, Duration poll)
+      throws Exception {
     long deadline = System.nanoTime() + LIMIT.toNanos();
     long first = 0;
     long atFirst = 0;
-    long committed;
+    long n;
     int polls = 0;
-    while ((committed = committed("connect-" + name)) < count) {
+    while ((n = progress.now()) < target) {
       long now = System.nanoTime();
-      if (first == 0 && committed > 0) {
+      if (first == 0 && n > 0) {
         first = now;
-        atFirst = committed;
+        atFirst = n;
       }
       failFast(name, ++polls);
       if (now > deadline) {
         throw new IllegalStateException(
-            name + " committed " + committed + " of " + count + " in " + LIMIT + "; see the log");
+            name + " got to " + n + " of " + target + " in " + LIMIT + "; see the log");
       }
-      LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+      LockSupport.parkNanos(poll.toNanos());
     }
     long ended = System.nanoTime();
     worker.rest().deleteConnector(name);
-    if (first == 0) { // all of it in the first commit seen
-      throw new IllegalStateException(name + " committed everything at once: use more records");
+    if (first == 0) { // all of it in the first poll that saw any
+      throw new IllegalStateException(name + " got everything at once: use more records");
     }
-    return (committed - atFirst) / ((ended - first) / 1e9);
+    return (n - atFirst) / ((ended - first) / 1e9);
   }
 
   /** Every 50th poll: stops the run when a task of connector {@code name} failed. */
@@ -392,30 +408,7 @@ public final class WorkerThroughputHarness {
   private double source(String topic, Map<String, String> config) throws Exception {
     admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
     ConnectFlows.post(worker, topic, config);
-    long deadline = System.nanoTime() + LIMIT.toNanos();
-    long first = 0;
-    long atFirst = 0;
-    long n;
-    int polls = 0;
-    while ((n = topicRecords(topic)) < records) {
-      long now = System.nanoTime();
-      if (first == 0 && n > 0) {
-        first = now;
-        atFirst = n;
-      }
-      failFast(topic, ++polls);
-      if (now > deadline) {
-        throw new IllegalStateException(
-            topic + " received " + n + " of " + records + " in " + LIMIT + "; see the log");
-      }
-      LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
-    }
-    long ended = System.nanoTime();
-    worker.rest().deleteConnector(topic);
-    if (first == 0) {
-      throw new IllegalStateException(topic + " received everything at once: use more records");
-    }
-    return (n - atFirst) / ((ended - first) / 1e9);
+    return steadyRate(topic, () -> topicRecords(topic), records, Duration.ofMillis(10));
   }
 
   private long topicRecords(String topic) throws Exception {

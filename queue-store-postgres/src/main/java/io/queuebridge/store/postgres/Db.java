@@ -460,13 +460,7 @@ final class Db implements AutoCloseable {
       bind.bind(new Params(ps, 2)); // first: its checks come before any use of the parameters
       ps.setString(1, queue);
       ps.setString(2, groupId);
-      ps.execute(); // the locked row, if any
-      if (!ps.getMoreResults()) {
-        throw new SQLException("no result rows from " + sql);
-      }
-      try (ResultSet rs = ps.getResultSet()) {
-        return rows.read(rs);
-      }
+      return secondResult(ps, sql, rows); // the first: the locked row, if any
     } catch (SQLException e) {
       throw translate(queue, e);
     }
@@ -492,13 +486,19 @@ final class Db implements AutoCloseable {
       bind.bind(new Params(ps, 2));
       b.lockQueue = null;
       b.lockGroup = null;
-      ps.execute(); // the lock's row
-      if (!ps.getMoreResults()) {
-        throw new SQLException("no result rows from " + sql);
-      }
-      try (ResultSet rs = ps.getResultSet()) {
-        return rows.read(rs);
-      }
+      return secondResult(ps, sql, rows); // the first: the lock's row
+    }
+  }
+
+  /** Runs {@code ps}, two statements, and reads the rows of the second, {@code sql}. */
+  private static <T> T secondResult(PreparedStatement ps, String sql, Rows<T> rows)
+      throws SQLException {
+    ps.execute();
+    if (!ps.getMoreResults()) {
+      throw new SQLException("no result rows from " + sql);
+    }
+    try (ResultSet rs = ps.getResultSet()) {
+      return rows.read(rs);
     }
   }
 
