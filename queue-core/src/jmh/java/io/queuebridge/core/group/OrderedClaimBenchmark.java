@@ -8,6 +8,7 @@ import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.contract.ClaimsSwitch;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,6 +84,15 @@ public class OrderedClaimBenchmark {
   @Param({"8", "1"})
   public int consumers;
 
+  /**
+   * {@code store}: the memory store as it is. {@code section} and {@code concurrent}: its group
+   * half behind a reflective proxy that answers {@code concurrentClaims()} false or true (the
+   * engine's sectioned or concurrent path); both pay the proxy's cost, so compare them with each
+   * other.
+   */
+  @Param({"store"})
+  public String claims;
+
   private Storage storage;
   private GroupCoordinator groups;
   private ExecutorService pool;
@@ -134,7 +144,13 @@ public class OrderedClaimBenchmark {
                 .deliveryTimeout(Duration.ofDays(1))
                 .ordering(order)
                 .build());
-    groups = GroupCoordinator.builder(storage).build();
+    groups =
+        claims.equals("store")
+            ? GroupCoordinator.builder(storage).build()
+            : GroupCoordinator.builder(
+                    storage.queues(),
+                    ClaimsSwitch.answering(storage.groups(), claims.equals("concurrent")))
+                .build();
     for (int c = 0; c < consumers; c++) {
       groups.join(QUEUE, "", GROUP, "c" + c, CursorOption.resume(GroupMode.QUEUE));
     }

@@ -12,10 +12,9 @@ import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupStore;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.contract.ClaimsSwitch;
 import io.queuebridge.core.store.contract.CompetingKeyConsumers;
 import io.queuebridge.core.store.contract.CompetingMembers;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -47,29 +46,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PostgresRowLockClaimsTest {
   @RegisterExtension static final PostgresTestDatabase database = PostgresTestDatabase.perClass();
 
-  /** {@code groups}, answering {@code concurrentClaims()} true and forwarding everything else. */
-  private static ConsumerGroupStore rowLocks(ConsumerGroupStore groups) {
-    return (ConsumerGroupStore)
-        Proxy.newProxyInstance(
-            ConsumerGroupStore.class.getClassLoader(),
-            new Class<?>[] {ConsumerGroupStore.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("concurrentClaims")) {
-                return true;
-              }
-              try {
-                return method.invoke(groups, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
-  }
-
   /** Four engines, two on each of two store instances of {@code schema}. */
   private static List<GroupCoordinator> engines(List<Storage> stores) {
     List<GroupCoordinator> engines = new ArrayList<>();
     for (Storage s : stores) {
-      GroupCoordinator e = GroupCoordinator.builder(s.queues(), rowLocks(s.groups())).build();
+      GroupCoordinator e =
+          GroupCoordinator.builder(s.queues(), ClaimsSwitch.answering(s.groups(), true)).build();
       engines.add(e);
       engines.add(e);
     }

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +55,7 @@ final class Claims {
   private final DeadLetters deadLetters;
   private final RedeliveryListener redelivery;
   // Blocked entries made visible so far (BEHAVIOUR Q-ORDER); under the coordinator's lock.
-  private long releasedKeys;
+  private final AtomicLong releasedKeys = new AtomicLong(); // keys released, ever
 
   Claims(
       GroupCoordinator owner,
@@ -163,7 +164,7 @@ final class Claims {
     }
     int[] pelFull = {-1};
     boolean read =
-        groups.atomicallyLazy(
+        owner.lazySection(
             queue,
             group,
             () -> {
@@ -198,6 +199,7 @@ final class Claims {
     try {
       while (out.size() < n) {
         int want = n - out.size();
+        long released = releasedKeys.get();
         List<PendingEntry> claimed =
             groups.claimDue(g.queue(), g.id(), consumerId, now, visibility, want);
         Map<Long, Message> messages = messagesOf(g.queue(), claimed);
@@ -205,8 +207,8 @@ final class Claims {
           PendingEntry after = before.claimedBy(consumerId, now, visibility);
           takeClaimed(config, g, before, after, messages.get(before.offset()), now, out);
         }
-        if (claimed.size() < want) {
-          return;
+        if (claimed.size() < want && releasedKeys.get() == released) {
+          return; // nothing more is claimable (an entry dropped on the way may release a key)
         }
       }
     } finally {
@@ -323,12 +325,12 @@ final class Claims {
     Judged j = judge(config, g, before, read, now, false);
     switch (j.verdict()) {
       case TRUNCATED -> {
-        releaseQuietly(queue, g.id(), after, now);
+        dropClaimed(queue, g.id(), after, now);
         metrics.discarded.increment();
       }
       case POISON -> {
         try {
-          groups.atomically(
+          owner.section(
               queue,
               g.id(),
               () -> {
@@ -349,14 +351,14 @@ final class Claims {
         metrics.stealAttempt(false);
       }
       case EXPIRED -> {
-        releaseQuietly(queue, g.id(), after, now);
+        dropClaimed(queue, g.id(), after, now);
         metrics.discarded.increment();
         if (!scheduled) {
           metrics.stealAttempt(false);
         }
       }
       case EARLY -> {
-        groups.atomically(
+        owner.section(
             queue,
             g.id(),
             () -> {
@@ -393,6 +395,25 @@ final class Claims {
   }
 
   /** {@link #release}, ignoring an entry that no longer is the claimer's (a steal took it). */
+  /**
+   * {@link #releaseQuietly} for an entry a claim took outside the section: a keyed entry in the
+   * section, since releasing its key's next entry must not interleave with a read ahead that blocks
+   * a new message behind the key (as keyed acks settle).
+   */
+  private void dropClaimed(String queue, String group, PendingEntry e, Instant now) {
+    if (e.hasOrderKey()) {
+      owner.section(
+          queue,
+          group,
+          () -> {
+            releaseQuietly(queue, group, e, now);
+            return null;
+          });
+    } else {
+      releaseQuietly(queue, group, e, now);
+    }
+  }
+
   private void releaseQuietly(String queue, String group, PendingEntry e, Instant now) {
     try {
       release(queue, group, e, now);
@@ -596,7 +617,7 @@ final class Claims {
       // end (as a claim from the cursor records its batch); stolen entries move one by one.
       List<PendingEntry> firsts = new ArrayList<>();
       PendingEntry after = null;
-      long released = releasedKeys;
+      long released = releasedKeys.get();
       pages:
       while (out.size() < n) {
         int page = Math.max(STEAL_PAGE, n - out.size());
@@ -609,10 +630,10 @@ final class Claims {
           takeDue(config, g, consumerId, e, now, visibility, firsts, out);
         }
         if (due.size() < page) {
-          if (releasedKeys == released) {
+          if (releasedKeys.get() == released) {
             break; // nothing more is due
           }
-          released = releasedKeys; // an entry dropped on the way released its key's next one
+          released = releasedKeys.get(); // an entry dropped on the way released its key's next one
         }
       }
       if (!firsts.isEmpty()) {
@@ -788,7 +809,7 @@ final class Claims {
   void keysSettled(String queue, String group, Collection<String> keys, Instant now) {
     int released = groups.releaseBlocked(queue, group, keys, now).size();
     if (released > 0) {
-      releasedKeys += released;
+      releasedKeys.addAndGet(released);
       redeliveryDue(queue, group, now);
     }
   }

@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * use), or its drop when the queue has no DLQ. The format of a dead letter is described on {@link
  * GroupCoordinator}.
  *
- * <p>Holds no state. {@link #exhausted} and {@link #deadLetter} expect the coordinator's lock held
- * (the metrics are single-writer), inside the store section of the group giving the message up;
- * {@link #deadLetterQueue} needs no lock. Calls the queue store and the metrics only.
+ * <p>Holds no state. {@link #exhausted} and {@link #deadLetter} expect the coordinator's lock held,
+ * inside the store section of the group giving the message up; {@link #deadLetterQueue} needs no
+ * lock. Calls the queue store and the metrics only.
  */
 final class DeadLetters {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCoordinator.class);

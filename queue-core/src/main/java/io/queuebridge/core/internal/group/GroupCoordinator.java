@@ -49,16 +49,22 @@ import java.util.function.Supplier;
  * (claims, stealing, renewals, the PEL and visibility), {@link Settlement} (ack, batch ack, nack,
  * reject, fencing), {@link DeadLetters} (giving up on a message, the DLQ moves), {@link
  * StreamCursors} (peeks, commits, checkpoints, the auto-commit throttle), {@link Retention} and
- * {@link EphemeralExpiry}. No job class takes the lock or opens a section itself.
+ * {@link EphemeralExpiry}. No job class takes the lock or opens a section itself, but for {@link
+ * Claims} on the concurrent path below, which enters it through {@link #section}.
  *
  * <h2>Concurrency</h2>
  *
  * Thread-safe. Every operation that reads or changes group state runs under one lock (BEHAVIOUR
  * Q-CLAIM), so the store's read-modify-write conveniences never race on a group; store I/O (reads
- * of messages, dead-letter appends, truncation) happens under it too. {@link #lag}, {@link #group},
- * {@link #groups} and {@link #metrics} are lock-free reads. The consumer-removed listener is called
- * after the lock is released; the {@link RedeliveryListener} under it (it must not block). A
- * heartbeat index (consumer id → group memberships, BEHAVIOUR Q-HEARTBEAT) lets {@link
+ * of messages, dead-letter appends, truncation) happens under it too. The exception is a store
+ * whose {@link ConsumerGroupStore#concurrentClaims()} is true (the memory store): there a
+ * queue-mode claim and an ack of deliveries without an ordering key take neither the lock nor the
+ * section, because each store call they make is atomic by itself; only a claim's read ahead from
+ * the cursor, and the dead letter or keyed drop it may meet, enter the section. Members of one
+ * group then claim and settle in parallel, in a process as across processes. {@link #lag}, {@link
+ * #group}, {@link #groups} and {@link #metrics} are lock-free reads. The consumer-removed listener
+ * is called after the lock is released; the {@link RedeliveryListener} under it (it must not
+ * block). A heartbeat index (consumer id → group memberships, BEHAVIOUR Q-HEARTBEAT) lets {@link
  * #heartbeat(String)} refresh a client's memberships without scanning the groups.
  *
  * <p>Across processes: every operation that changes a group (join, leave, heartbeat, the stale
@@ -174,7 +180,7 @@ public final class GroupCoordinator implements ConsumerGroups {
   private final EngineClock time;
   private final GroupSettings settings;
   private final ReentrantLock lock = new ReentrantLock();
-  private final MetricsRecorder metrics = new MetricsRecorder();
+  private final MetricsRecorder metrics;
 
   /** {@link ConsumerGroupStore#concurrentClaims()}, asked once. */
   private final boolean concurrent;
@@ -194,6 +200,7 @@ public final class GroupCoordinator implements ConsumerGroups {
     this.time = new EngineClock(b.clock);
     this.settings = b.settings;
     this.concurrent = groups.concurrentClaims();
+    this.metrics = new MetricsRecorder(concurrent); // updated outside the lock when concurrent
     this.members = new Members(queues, groups, time, settings, metrics, b.listener);
     this.cursors =
         new StreamCursors(
@@ -737,10 +744,9 @@ public final class GroupCoordinator implements ConsumerGroups {
   }
 
   /**
-   * {@link #locked}, adding the time since {@code start} (taken before the lock) to {@code latency}
-   * when it samples this operation ({@link MetricsRecorder.Latency}), before the lock is released:
-   * the metrics are single-writer counters updated under the lock ({@link MetricsRecorder}), so a
-   * latency added after the release could be lost to a racing one.
+   * {@link #locked} when {@code section}, else {@code body} alone; adds the time since {@code
+   * start} (taken before the lock) to {@code latency} when it samples this operation ({@link
+   * MetricsRecorder.Latency}).
    */
   private <T> T timed(
       String queue,
@@ -749,13 +755,43 @@ public final class GroupCoordinator implements ConsumerGroups {
       MetricsRecorder.Latency latency,
       boolean section,
       Supplier<T> body) {
+    if (!section) {
+      // a store whose claims and acks are atomic by themselves: neither the lock nor the section
+      try {
+        return body.get();
+      } finally {
+        if (latency.sample()) {
+          latency.add(System.nanoTime() - start);
+        }
+      }
+    }
     lock.lock();
     try {
-      return section ? groups.atomically(queue, group, body) : body.get();
+      return groups.atomically(queue, group, body);
     } finally {
       if (latency.sample()) {
         latency.add(System.nanoTime() - start);
       }
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The group's section for a job that runs outside it on a store with concurrent claims ({@link
+   * Claims#claimConcurrently}'s read ahead, a dead letter found by a claim): the coordinator's lock
+   * and the store's section, as every other change of the group takes them. Reentrant: a job
+   * already in the section runs {@code body} as it is.
+   */
+  <T> T section(String queue, String group, Supplier<T> body) {
+    return locked(queue, group, body);
+  }
+
+  /** {@link #section} with the store's {@link ConsumerGroupStore#atomicallyLazy}. */
+  <T> T lazySection(String queue, String group, Supplier<T> body) {
+    lock.lock();
+    try {
+      return groups.atomicallyLazy(queue, group, body);
+    } finally {
       lock.unlock();
     }
   }

@@ -7,14 +7,17 @@ import java.lang.invoke.VarHandle;
 /**
  * The live counters behind {@link GroupMetrics}.
  *
- * <p><b>Threads.</b> Single writer: every update happens under the {@link GroupCoordinator}'s lock
- * (or in its constructor), so a counter is a plain read-add-write published with a release store
- * (on x86 an ordinary store: no atomic instruction, no fence on the settlement path); {@link
- * #snapshot()} reads without the lock and sees each counter whole, at most a little behind.
+ * <p><b>Threads.</b> {@code shared} tells how they are written. Single writer (false): every update
+ * happens under the {@link GroupCoordinator}'s lock (or in its constructor), so a counter is a
+ * plain read-add-write published with a release store (on x86 an ordinary store: no atomic
+ * instruction, no fence on the settlement path). Many writers (true, on a store with concurrent
+ * claims): claims and acks update them outside the lock, from many threads at once, so each update
+ * is one atomic add. {@link #snapshot()} reads without the lock and sees each counter whole, at
+ * most a little behind.
  */
 final class MetricsRecorder {
 
-  /** One single-writer counter. */
+  /** One counter. */
   static final class Counter {
     private static final VarHandle VALUE;
 
@@ -26,20 +29,44 @@ final class MetricsRecorder {
       }
     }
 
+    private final boolean shared;
     private volatile long value;
 
-    /** Adds {@code delta}; the caller holds the coordinator's lock. */
-    void add(long delta) {
-      VALUE.setRelease(this, (long) VALUE.getOpaque(this) + delta);
+    Counter(boolean shared) {
+      this.shared = shared;
+    }
+
+    /** Adds {@code delta}; the value after. Single writer: the caller holds the lock. */
+    long add(long delta) {
+      if (shared) {
+        return (long) VALUE.getAndAdd(this, delta) + delta;
+      }
+      long next = (long) VALUE.getOpaque(this) + delta;
+      VALUE.setRelease(this, next);
+      return next;
     }
 
     void increment() {
       add(1);
     }
 
-    /** Sets the value; the caller holds the coordinator's lock. */
+    /** Sets the value. */
     void set(long v) {
       VALUE.setRelease(this, v);
+    }
+
+    /** Raises the value to {@code v} if it is lower. */
+    void raise(long v) {
+      long seen = value;
+      if (!shared) {
+        if (v > seen) {
+          VALUE.setRelease(this, v);
+        }
+        return;
+      }
+      while (v > seen && !VALUE.compareAndSet(this, seen, v)) {
+        seen = value;
+      }
     }
 
     long sum() {
@@ -52,24 +79,33 @@ final class MetricsRecorder {
    * so most operations read the clock once (at their start, which they need anyway) instead of
    * twice. Reading the clock cost about a quarter of a per-message ack on the memory store
    * (docs/perf/groups.md). {@link #sum()} is the sampled mean times the operations counted: exact
-   * while only one was timed, an estimate afterwards. Single writer, as {@link Counter}.
+   * while only one was timed, an estimate afterwards. Thread-safe, as {@link Counter}.
    */
   static final class Latency {
     /** One operation in this many is timed; a power of two. */
     static final int SAMPLE = 8;
 
-    private final Counter ops = new Counter();
-    private final Counter timed = new Counter();
-    private final Counter timedNanos = new Counter();
+    private final Counter ops;
+    private final Counter timed;
+    private final Counter timedNanos;
 
-    /** Counts an operation; whether the caller is to time it ({@link #add}). Under the lock. */
-    boolean sample() {
-      long n = ops.sum();
-      ops.set(n + 1);
-      return (n & (SAMPLE - 1)) == 0;
+    /** A single-writer latency. */
+    Latency() {
+      this(false);
     }
 
-    /** Adds the time of an operation {@link #sample} chose. Under the lock. */
+    Latency(boolean shared) {
+      ops = new Counter(shared);
+      timed = new Counter(shared);
+      timedNanos = new Counter(shared);
+    }
+
+    /** Counts an operation; whether the caller is to time it ({@link #add}). */
+    boolean sample() {
+      return ((ops.add(1) - 1) & (SAMPLE - 1)) == 0;
+    }
+
+    /** Adds the time of an operation {@link #sample} chose. */
     void add(long nanos) {
       timed.increment();
       timedNanos.add(nanos);
@@ -88,24 +124,46 @@ final class MetricsRecorder {
     }
   }
 
-  final Counter claimAttempts = new Counter();
-  final Counter claimSuccesses = new Counter();
-  final Counter claimFailures = new Counter();
-  final Counter stealAttempts = new Counter();
-  final Counter stealSuccesses = new Counter();
-  final Counter stealFailures = new Counter();
-  final Counter acks = new Counter();
-  final Counter nacks = new Counter();
-  final Counter rejects = new Counter();
-  final Counter dlqMoves = new Counter();
-  final Counter discarded = new Counter();
-  final Latency claimLatencyNanos = new Latency();
-  final Counter stealLatencyNanos = new Counter();
-  final Latency ackLatencyNanos = new Latency();
-  final Counter scheduled = new Counter();
-  final Counter blocked = new Counter();
-  private final Counter pelSize = new Counter();
-  private final Counter pelHighWater = new Counter();
+  final Counter claimAttempts;
+  final Counter claimSuccesses;
+  final Counter claimFailures;
+  final Counter stealAttempts;
+  final Counter stealSuccesses;
+  final Counter stealFailures;
+  final Counter acks;
+  final Counter nacks;
+  final Counter rejects;
+  final Counter dlqMoves;
+  final Counter discarded;
+  final Latency claimLatencyNanos;
+  final Counter stealLatencyNanos;
+  final Latency ackLatencyNanos;
+  final Counter scheduled;
+  final Counter blocked;
+  private final Counter pelSize;
+  private final Counter pelHighWater;
+
+  /** {@code shared}: see the class comment. */
+  MetricsRecorder(boolean shared) {
+    claimAttempts = new Counter(shared);
+    claimSuccesses = new Counter(shared);
+    claimFailures = new Counter(shared);
+    stealAttempts = new Counter(shared);
+    stealSuccesses = new Counter(shared);
+    stealFailures = new Counter(shared);
+    acks = new Counter(shared);
+    nacks = new Counter(shared);
+    rejects = new Counter(shared);
+    dlqMoves = new Counter(shared);
+    discarded = new Counter(shared);
+    claimLatencyNanos = new Latency(shared);
+    stealLatencyNanos = new Counter(shared);
+    ackLatencyNanos = new Latency(shared);
+    scheduled = new Counter(shared);
+    blocked = new Counter(shared);
+    pelSize = new Counter(shared);
+    pelHighWater = new Counter(shared);
+  }
 
   void claimed(int successes, boolean failedOnce) {
     claimAttempts.add(successes + (failedOnce ? 1 : 0));
@@ -126,18 +184,12 @@ final class MetricsRecorder {
   }
 
   void pelChanged(long delta) {
-    pelSize.add(delta);
-    long size = pelSize.sum();
-    if (size > pelHighWater.sum()) {
-      pelHighWater.set(size);
-    }
+    pelHighWater.raise(pelSize.add(delta));
   }
 
   void setPelSize(long size) {
     pelSize.set(size);
-    if (size > pelHighWater.sum()) {
-      pelHighWater.set(size);
-    }
+    pelHighWater.raise(size);
   }
 
   GroupMetrics snapshot() {

@@ -259,6 +259,25 @@ final class MemoryGroupStore implements ConsumerGroupStore {
     }
   }
 
+  /**
+   * One change: the due entries moved to the claimer under the group's monitor, so concurrent
+   * claims of one group never take the same entry.
+   */
+  @Override
+  public List<PendingEntry> claimDue(
+      String queue,
+      String groupId,
+      String consumerId,
+      Instant now,
+      Duration visibility,
+      int limit) {
+    StoreChecks.checkClaimDue(queue, groupId, consumerId, now, visibility, limit);
+    GroupData d = data(queue, groupId);
+    synchronized (d) {
+      return d.live().claimDue(consumerId, now, visibility, limit);
+    }
+  }
+
   /** One change: every entry added, then the cursor set; {@code updatedAt = now}. */
   @Override
   public void claimPending(

@@ -167,6 +167,26 @@ public final class GroupTable {
   }
 
   /**
+   * {@link ConsumerGroupStore#claimDue}: up to {@code limit} entries claimable at {@code now},
+   * earliest first, each replaced by {@link PendingEntry#claimedBy} for {@code consumerId}; returns
+   * them as they were before. The cursor is not moved.
+   */
+  public List<PendingEntry> claimDue(
+      String consumerId, Instant now, Duration visibility, int limit) {
+    List<PendingEntry> due = pending.due(now, null, limit);
+    if (due.isEmpty()) {
+      return List.of();
+    }
+    for (PendingEntry e : due) {
+      pending.put(e.claimedBy(consumerId, now, visibility));
+    }
+    updatedAt = now;
+    snapshot = null;
+    header = null;
+    return due;
+  }
+
+  /**
    * This group's part of {@link ConsumerGroupStore#nextVisible}: the earliest {@code visibleAt}
    * after {@code after} of an entry that is not blocked, from the due index (blocked entries are
    * not in it); null when there is none or the group is not in queue mode.

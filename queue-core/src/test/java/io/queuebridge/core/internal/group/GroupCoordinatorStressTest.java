@@ -17,6 +17,7 @@ import io.queuebridge.core.message.MessageProperties;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.contract.ClaimsSwitch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,7 +31,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Competing consumers under contention: producers append while consumers of one queue-mode group
@@ -46,9 +48,11 @@ class GroupCoordinatorStressTest {
   private static final String QUEUE = "work";
   private static final String GROUP = "g";
 
-  @Test
-  void everyMessageIsAckedExactlyOnceOrDeadLetteredUnderCompetingConsumersAndCrashes()
-      throws Exception {
+  /** {@code concurrent}: on the engine's concurrent path ({@link ConcurrentClaimsTest}). */
+  @ParameterizedTest(name = "concurrent claims: {0}")
+  @ValueSource(booleans = {false, true})
+  void everyMessageIsAckedExactlyOnceOrDeadLetteredUnderCompetingConsumersAndCrashes(
+      boolean concurrent) throws Exception {
     MutableClock clock = new MutableClock(Instant.parse("2024-01-01T00:00:00Z"));
     try (Storage storage = QueueStores.memory()) {
       storage
@@ -62,7 +66,8 @@ class GroupCoordinatorStressTest {
                           10, Duration.ofSeconds(1), Duration.ofSeconds(8), 2.0, Duration.ZERO))
                   .build());
       GroupCoordinator groups =
-          GroupCoordinator.builder(storage)
+          GroupCoordinator.builder(
+                  storage.queues(), ClaimsSwitch.answering(storage.groups(), concurrent))
               .clock(clock)
               .settings(GroupSettings.DEFAULTS.withMaxDeliveryCount(5))
               .build();
