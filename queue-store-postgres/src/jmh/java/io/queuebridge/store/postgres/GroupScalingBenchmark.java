@@ -9,6 +9,7 @@ import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
+import io.queuebridge.core.store.contract.ClaimsSwitch;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -94,6 +95,14 @@ public class GroupScalingBenchmark {
     long rawLoaded;
     byte[] body;
 
+    /**
+     * The engine's path: false, the store as it is (claims and acks in the group's section); true,
+     * its group half switched to answer {@code concurrentClaims()} true (row-lock claims and acks
+     * outside the section, and outside the coordinator's lock in one process).
+     */
+    @Param({"false"})
+    public boolean concurrent;
+
     @Setup(Level.Trial)
     public void open() throws SQLException {
       database = PostgresTestDatabase.create();
@@ -104,7 +113,7 @@ public class GroupScalingBenchmark {
       storage
           .queues()
           .createQueue(QueueConfig.durable("ordered").ordering(OrderingKey.MESSAGE_KEY).build());
-      shared = GroupCoordinator.builder(storage).build();
+      shared = engine(storage);
       body = new byte[BODY];
       new Random(42).nextBytes(body);
       Properties p = new Properties();
@@ -117,6 +126,12 @@ public class GroupScalingBenchmark {
         st.execute("CREATE INDEX raw_jobs_ready ON raw_jobs (id) WHERE claimed_by IS NULL");
       }
       raw.setAutoCommit(false);
+    }
+
+    GroupCoordinator engine(Storage s) {
+      return concurrent
+          ? GroupCoordinator.builder(s.queues(), ClaimsSwitch.answering(s.groups(), true)).build()
+          : GroupCoordinator.builder(s).build();
     }
 
     Connection connect() throws SQLException {
@@ -220,7 +235,7 @@ public class GroupScalingBenchmark {
         Map<String, String> config = new java.util.HashMap<>(server.config);
         config.put("pool.size", "2");
         own = QueueStores.open("postgres", config);
-        engine = GroupCoordinator.builder(own).build();
+        engine = server.engine(own);
       }
       return join(engine, queue);
     }
