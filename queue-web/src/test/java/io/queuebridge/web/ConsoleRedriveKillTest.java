@@ -110,7 +110,9 @@ class ConsoleRedriveKillTest {
                         "s", "1",
                         "q", "$dlq/jobs",
                         "count", "all",
-                        "rate", "400/s",
+                        // slow enough that what the killed runs leave outlasts the last kill's
+                        // wait (at most 1.2 s): 600 messages, at most ~120 moved per killed run
+                        "rate", "100/s",
                         "confirm", "yes")),
                 HttpResponse.BodyHandlers.ofString());
         if (kill) {
