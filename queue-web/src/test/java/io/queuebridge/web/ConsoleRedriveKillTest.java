@@ -51,6 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ConsoleRedriveKillTest {
   private static final int MESSAGES = 600;
   private static final int KILLS = 3;
+  private static final int RATE = 400; // dead letters per second
   private static final String TOKEN = "kill-test-token-0123456789abcdef";
   private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"");
 
@@ -110,13 +111,13 @@ class ConsoleRedriveKillTest {
                         "s", "1",
                         "q", "$dlq/jobs",
                         "count", "all",
-                        // slow enough that what the killed runs leave outlasts the last kill's
-                        // wait (at most 1.2 s): 600 messages, at most ~120 moved per killed run
-                        "rate", "100/s",
+                        "rate", RATE + "/s",
                         "confirm", "yes")),
                 HttpResponse.BodyHandlers.ofString());
         if (kill) {
-          long after = 300 + random.nextInt(900);
+          // kill at a random time, but before the rest could be moved at the rate
+          long rest = (MESSAGES - movedByKilledRuns) * 1000L / RATE;
+          long after = Math.min(300 + random.nextInt(900), Math.max(50, rest / 2));
           try {
             HttpResponse<String> done = redrive.get(after, TimeUnit.MILLISECONDS);
             throw new AssertionError("the redrive ended before the kill: " + done.body());
