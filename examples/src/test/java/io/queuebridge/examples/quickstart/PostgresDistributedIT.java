@@ -336,6 +336,8 @@ class PostgresDistributedIT {
     String group = "pausable-readers";
     String output = "pausable-out";
     String connector = "pausable-to-kafka-pg";
+    // more published while paused than the source can read before it sees the pause
+    int total = 1100;
     Map<String, String> config = new LinkedHashMap<>(example(SOURCE_EXAMPLE).config(placeholders));
     config.put("tasks.max", "1");
     config.put("queue.names", stream);
@@ -364,13 +366,13 @@ class PostgresDistributedIT {
             .until(() -> committedRecords(output) == 100);
 
         assertThat(app.consumerGroups().pause(stream, group)).isTrue();
-        publishNumbered(app, stream, 100, 300);
+        publishNumbered(app, stream, 100, total);
         // the source sees the flag with its next progress flush: a few messages may pass before
         await("the source stopped with messages left unread")
             .atMost(TIMEOUT)
             .pollInterval(Duration.ofMillis(500))
             .during(Duration.ofSeconds(5))
-            .until(() -> committedRecords(output) < 300);
+            .until(() -> committedRecords(output) < total);
         long whilePaused = committedRecords(output);
         log("records written while the group was paused: " + (whilePaused - 100));
 
@@ -378,13 +380,13 @@ class PostgresDistributedIT {
         await("the rest written after the resume")
             .atMost(TIMEOUT)
             .pollInterval(Duration.ofMillis(500))
-            .until(() -> committedRecords(output) >= 300);
+            .until(() -> committedRecords(output) >= total);
         cluster.deleteConnector(connector);
         List<String> keys =
             readAllCommitted(output).stream().map(r -> RecordSnapshot.show(r.key())).toList();
         assertThat(keys)
             .as("every message once, in stream order")
-            .containsExactlyElementsOf(IntStream.range(0, 300).mapToObj(i -> "m-" + i).toList());
+            .containsExactlyElementsOf(IntStream.range(0, total).mapToObj(i -> "m-" + i).toList());
       } finally {
         app.stop();
       }
