@@ -73,10 +73,14 @@ public interface ConsumerGroupStore {
   /**
    * {@link #atomically}, for a body whose changes may be lost in a crash without harm because they
    * all roll back together and only move work forward that is redone after the crash: the engine's
-   * read ahead (the cursor and the entries it records for the messages it read). A database may
-   * commit it without waiting for its log to reach the disk; everything a later durable change
-   * depends on is on disk when that change is, since the log is written in order. Visibility to
-   * other callers is as {@code atomically}'s. The default is {@code atomically}.
+   * claims in queue mode (the cursor, the entries recorded and moved to the claimer, its
+   * membership) and its read ahead. A lost claim is a redelivery: the message was handed out but
+   * not acknowledged, and at-least-once delivery already allows that. A database may commit such a
+   * body without waiting for its log to reach the disk; everything a later durable change depends
+   * on (an ack of a claimed message) is on disk when that change is, since the log is written in
+   * order. A body that appends to a queue (a dead letter) must be committed durably after all: a
+   * reader may hand the message on as soon as it sees it. Visibility to other callers is as {@code
+   * atomically}'s. The default is {@code atomically}.
    */
   default <T> T atomicallyLazy(String queue, String groupId, Supplier<T> body) {
     return atomically(queue, groupId, body);

@@ -97,6 +97,7 @@ final class Db implements AutoCloseable {
     String lockQueue; // null once taken (or when none is to be taken)
     int depth = 1; // atomically calls open on this thread, the outermost included
     String lockGroup;
+    boolean lazy; // synchronous_commit off: set by the lock's statement, or to be set on again
 
     Bound(Connection c) {
       this.c = c;
@@ -338,7 +339,7 @@ final class Db implements AutoCloseable {
       String g = b.lockGroup;
       b.lockQueue = null;
       b.lockGroup = null;
-      lockGroup(b.c, q, g);
+      lockGroup(b.c, q, g, b.lazy);
     }
     return b.c;
   }
@@ -481,7 +482,8 @@ final class Db implements AutoCloseable {
         }
       }
     }
-    try (PreparedStatement ps = c.prepareStatement(LOCK_SQL + "; " + sql)) {
+    try (PreparedStatement ps =
+        c.prepareStatement((b.lazy ? LAZY_LOCK_SQL : LOCK_SQL) + "; " + sql)) {
       bindLock(ps, b.lockQueue, b.lockGroup);
       bind.bind(new Params(ps, 2));
       b.lockQueue = null;
@@ -533,12 +535,50 @@ final class Db implements AutoCloseable {
   }
 
   /**
-   * Whether the calling thread's bound transaction was opened by an outer {@link #atomically}
-   * before the current one (so a setting made now would reach the outer body too).
+   * Makes the calling thread's bound transaction, if lazy ({@link #atomically}), wait for its WAL
+   * flush at commit after all: for a change others may act on outside the store as soon as they see
+   * it (an append: a dead letter a reader hands on). Outside a lazy transaction it does nothing.
    */
-  boolean nestedTransaction() {
+  void durableCommit(String queue) {
     Bound b = bound.get();
-    return b != null && b.depth > 1;
+    if (b == null || !b.lazy) {
+      return;
+    }
+    b.lazy = false;
+    if (b.lockQueue == null) { // the lock's statement turned it off already: on again
+      run(
+          queue,
+          b.c,
+          c -> {
+            try (PreparedStatement ps =
+                c.prepareStatement("SELECT set_config('synchronous_commit', 'on', true)")) {
+              ps.execute();
+            }
+            return null;
+          });
+    }
+  }
+
+  /**
+   * {@link #query} in {@link Mode#WRITE} for a change that may be lost in a crash without harm (see
+   * {@code ConsumerGroupStore#atomicallyLazy}): outside a bound transaction its implicit
+   * transaction commits without waiting for the WAL flush ({@code synchronous_commit} off, set by a
+   * statement before it in the same round trip); inside one it runs as {@link #query} runs it.
+   */
+  <T> T queryLazy(String queue, String sql, Bind bind, Rows<T> rows) {
+    checkOpen();
+    checkLookup(queue);
+    checkWritable();
+    if (bound.get() != null) {
+      return query(queue, Mode.WRITE, sql, bind, rows);
+    }
+    try (Lease lease = lease();
+        PreparedStatement ps = lease.connection.prepareStatement(LAZY_SQL + "; " + sql)) {
+      bind.bind(new Params(ps, 0));
+      return secondResult(ps, sql, rows);
+    } catch (SQLException e) {
+      throw translate(queue, e);
+    }
   }
 
   /** Whether the calling thread is inside {@link #atomically} (or {@link #snapshot}). */
@@ -554,12 +594,22 @@ final class Db implements AutoCloseable {
    * transaction, taking the outer lock if still pending and then their own, at once.
    */
   <T> T atomically(String queue, String groupId, Supplier<T> body) {
+    return atomically(queue, groupId, false, body);
+  }
+
+  /**
+   * {@link #atomically}; when {@code lazy} and not nested in another, the transaction commits
+   * without waiting for its WAL flush ({@code synchronous_commit} off, set by the statement that
+   * takes the lock: no round trip more) until a change that must be durable at commit turns it back
+   * on ({@link #durableCommit}).
+   */
+  <T> T atomically(String queue, String groupId, boolean lazy, Supplier<T> body) {
     checkOpen();
     checkWritable();
     checkLookup(queue);
     Bound outer = bound.get();
     if (outer != null) {
-      run(queue, outer.c, c -> lockGroup(locked(outer), queue, groupId));
+      run(queue, outer.c, c -> lockGroup(locked(outer), queue, groupId, false));
       outer.depth++;
       try {
         return body.get();
@@ -573,6 +623,7 @@ final class Db implements AutoCloseable {
       Bound b = new Bound(c);
       b.lockQueue = queue;
       b.lockGroup = groupId;
+      b.lazy = lazy;
       bound.set(b);
       try {
         T result = body.get();
@@ -592,8 +643,17 @@ final class Db implements AutoCloseable {
   /** The advisory lock of a group, parameters 1 and 2. */
   private static final String LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))";
 
-  private Void lockGroup(Connection c, String queue, String groupId) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(LOCK_SQL)) {
+  /** {@link #LOCK_SQL} that also turns {@code synchronous_commit} off for the transaction. */
+  private static final String LAZY_LOCK_SQL =
+      "SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?)),"
+          + " set_config('synchronous_commit', 'off', true)";
+
+  /** A statement before another in the same round trip: no WAL flush wait for its transaction. */
+  private static final String LAZY_SQL = "SELECT set_config('synchronous_commit', 'off', true)";
+
+  private Void lockGroup(Connection c, String queue, String groupId, boolean lazy)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(lazy ? LAZY_LOCK_SQL : LOCK_SQL)) {
       bindLock(ps, queue, groupId);
       ps.execute();
     }

@@ -159,25 +159,16 @@ final class PgGroupStore implements ConsumerGroupStore {
 
   /**
    * {@link #atomically} with {@code synchronous_commit} off for its one transaction, set by the
-   * statement that takes the lock: the commit does not wait for the WAL flush.
+   * statement that takes the lock (no round trip more): the commit does not wait for the WAL flush.
+   * An append in the body (a dead letter) turns it on again ({@link Db#durableCommit}). Nested in
+   * another {@code atomically}, the body joins that transaction as it is.
    */
   @Override
   public <T> T atomicallyLazy(String queue, String groupId, Supplier<T> body) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(body, "body");
-    return atomically(
-        queue,
-        groupId,
-        () -> {
-          if (!db.nestedTransaction()) {
-            db.query(
-                queue,
-                Db.Mode.WRITE,
-                "SELECT set_config('synchronous_commit', 'off', true)",
-                p -> {},
-                rs -> null);
-          }
-          return body.get();
-        });
+    return db.atomically(queue, groupId, true, body);
   }
 
   // ---- primitives ----------------------------------------------------------------------------
@@ -912,7 +903,8 @@ final class PgGroupStore implements ConsumerGroupStore {
    * One statement on the index {@code pending_due}, the group's row not locked: selects the
    * claimable entries earliest first with {@code FOR UPDATE SKIP LOCKED} (entries another call is
    * claiming, acking or changing are passed over, not waited for), moves them to the claimer and
-   * returns them as they were.
+   * returns them as they were. Committed without waiting for the WAL flush ({@link Db#queryLazy}),
+   * as every claim is ({@link #atomicallyLazy}): a claim a crash loses is a redelivery.
    */
   @Override
   public List<PendingEntry> claimDue(
@@ -924,9 +916,8 @@ final class PgGroupStore implements ConsumerGroupStore {
       int limit) {
     StoreChecks.checkClaimDue(queue, groupId, consumerId, now, visibility, limit);
     Instant visibleAt = now.plus(visibility);
-    return db.query(
+    return db.queryLazy(
         queue,
-        Db.Mode.WRITE,
         group("")
             + ", c AS (SELECT p.queue_id AS qid, p.group_id AS gid, "
             + PENDING_COLUMNS

@@ -125,6 +125,7 @@ final class PgQueueStore implements DurableQueueStore {
     Objects.requireNonNull(config, "config");
     db.checkOpen();
     config.validate(); // the naming rules of every store included (BEHAVIOUR S-NAMES)
+    db.durableCommit(config.name());
     byte[] json = QueueConfigCodec.toJson(config);
     changeQueueRow(
         config.name(),
@@ -173,6 +174,7 @@ final class PgQueueStore implements DurableQueueStore {
   @Override
   public void updateQueue(QueueConfig config) {
     StoreChecks.checkUpdate(config, db::checkOpen);
+    db.durableCommit(config.name());
     byte[] json = QueueConfigCodec.toJson(config);
     changeQueueRow(
         config.name(),
@@ -188,6 +190,7 @@ final class PgQueueStore implements DurableQueueStore {
   @Override
   public void deleteQueue(String name) {
     Objects.requireNonNull(name, "name");
+    db.durableCommit(name);
     db.write(
         name,
         c -> {
@@ -339,6 +342,9 @@ final class PgQueueStore implements DurableQueueStore {
   private long appendNow(String queue, Rows rows, Map<String, String> checkpoints, boolean sync) {
     Objects.requireNonNull(queue, "queue");
     boolean own = sync || !db.inBoundTransaction();
+    if (!own) {
+      db.durableCommit(queue); // a reader may hand it on as soon as it sees it
+    }
     long first =
         db.query(
             queue,
@@ -897,6 +903,7 @@ final class PgQueueStore implements DurableQueueStore {
   @Override
   public void truncate(String queue, long minOffset) {
     Objects.requireNonNull(queue, "queue");
+    db.durableCommit(queue);
     QueueRow moved =
         db.write(
             queue,

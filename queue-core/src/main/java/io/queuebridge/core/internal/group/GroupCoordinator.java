@@ -444,13 +444,17 @@ public final class GroupCoordinator implements ConsumerGroups {
     requireMemberId(consumerId);
     long start = System.nanoTime();
     // A store whose claims are atomic by themselves: the claim enters the group's section only to
-    // read ahead from the cursor (Claims#claimConcurrently).
+    // read ahead from the cursor (Claims#claimConcurrently). Elsewhere the claim's section is lazy
+    // (ConsumerGroupStore#atomicallyLazy): a claim a crash loses is a redelivery, and the ack of
+    // any
+    // message it handed out is durable, with the claim, when it returns.
     return timed(
         queue,
         group,
         start,
         metrics.claimLatencyNanos,
         !concurrent,
+        true,
         () -> claims.claim(queue, group, consumerId, n, start, out));
   }
 
@@ -491,6 +495,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         start,
         metrics.ackLatencyNanos,
         inSection(d.mode(), d.orderKey().isEmpty()),
+        false,
         () -> settlement.ack(d, start));
   }
 
@@ -517,6 +522,7 @@ public final class GroupCoordinator implements ConsumerGroups {
           start,
           metrics.ackLatencyNanos,
           section,
+          false,
           () -> settlement.ackAll(queue, group, batch, state, start));
       applied = true;
     } finally {
@@ -555,6 +561,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         start,
         metrics.claimLatencyNanos,
         true,
+        false,
         () -> cursors.peek(queue, group, consumerId, n, start));
   }
 
@@ -744,9 +751,9 @@ public final class GroupCoordinator implements ConsumerGroups {
   }
 
   /**
-   * {@link #locked} when {@code section}, else {@code body} alone; adds the time since {@code
-   * start} (taken before the lock) to {@code latency} when it samples this operation ({@link
-   * MetricsRecorder.Latency}).
+   * {@link #locked} when {@code section} ({@link #lazySection} when {@code lazy} too), else {@code
+   * body} alone; adds the time since {@code start} (taken before the lock) to {@code latency} when
+   * it samples this operation ({@link MetricsRecorder.Latency}).
    */
   private <T> T timed(
       String queue,
@@ -754,6 +761,7 @@ public final class GroupCoordinator implements ConsumerGroups {
       long start,
       MetricsRecorder.Latency latency,
       boolean section,
+      boolean lazy,
       Supplier<T> body) {
     if (!section) {
       // a store whose claims and acks are atomic by themselves: neither the lock nor the section
@@ -767,7 +775,9 @@ public final class GroupCoordinator implements ConsumerGroups {
     }
     lock.lock();
     try {
-      return groups.atomically(queue, group, body);
+      return lazy
+          ? groups.atomicallyLazy(queue, group, body)
+          : groups.atomically(queue, group, body);
     } finally {
       if (latency.sample()) {
         latency.add(System.nanoTime() - start);

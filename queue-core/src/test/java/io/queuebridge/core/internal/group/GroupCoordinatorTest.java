@@ -1457,6 +1457,24 @@ class GroupCoordinatorTest {
     }
 
     @Test
+    void aQueueClaimRunsInALazySectionAndTheAckOfWhatItHandedOutInADurableOne() {
+      createQueue("q");
+      appendAll("q", 2);
+      counted(clock);
+      joinQueue("q", "g", "c1");
+      counting.calls.clear();
+      List<GroupDelivery> ds = claim("q", "g", "c1", 2);
+      assertThat(ds).hasSize(2);
+      assertThat(counting.calls)
+          .as("a lost claim is a redelivery: the store may commit it without a flush")
+          .startsWith("atomicallyLazy")
+          .doesNotContain("atomically");
+      counting.calls.clear();
+      assertThat(groups.ackAll(ds)).isEmpty();
+      assertThat(counting.calls).startsWith("atomically").doesNotContain("atomicallyLazy");
+    }
+
+    @Test
     void ackAllAcksEveryDeliveryInOneAtomicSectionAndAdvancesCommitted() {
       createQueue("q");
       appendAll("q", 3);
