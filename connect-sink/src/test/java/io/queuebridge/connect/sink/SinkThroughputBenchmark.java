@@ -46,10 +46,11 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  * Sink throughput harness (a benchmark, not a test): on one embedded broker + worker, the same
  * records are read by a raw {@link KafkaConsumer}, written to a file by Kafka's {@link
  * FileStreamSinkConnector}, dropped by a {@link NullSinkConnector} (the framework's ceiling: what
- * the worker alone allows a sink with the same converters), and written into a {@code file}-store
- * stream by the Queue Bridge sink (fsync per batch) with 1 and with 4 tasks, and with 1 task and
- * synchronous puts ({@code queue.write.pipelined=false}). Prints a Markdown table per round and the
- * medians.
+ * the worker alone allows a sink with the same converters), appended to a file fsynced before every
+ * commit by a {@link DurableFileSinkConnector} (the ceiling of a durable sink: coordinates, key,
+ * value and headers length-prefixed, nothing else), and written into a {@code file}-store stream by
+ * the Queue Bridge sink (fsync per batch) with 1 and with 4 tasks, and with 1 task and synchronous
+ * puts ({@code queue.write.pipelined=false}). Prints a Markdown table per round and the medians.
  *
  * <pre>
  * mvn -B -ntp -Psink-bench -pl connect-sink -am process-test-classes \
@@ -73,23 +74,24 @@ import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
  * write.
  *
  * <p><b>Method.</b> A warm-up round (not counted) comes first, then the timed rounds; within a
- * round the order of the raw consumer, the FileStream sink, the null sink and the 1-task Queue
- * Bridge sink rotates, so none always runs first or right after another. Each reader has its own
- * consumer group and reads the whole topic from the start. A connector is timed in two ways from
- * its consumer group's committed offsets (polled every 20 ms; {@code
+ * round the order of the raw consumer, the FileStream sink, the null sink, the durable file sink
+ * and the 1-task Queue Bridge sink rotates, so none always runs first or right after another. Each
+ * reader has its own consumer group and reads the whole topic from the start. A connector is timed
+ * in two ways from its consumer group's committed offsets (polled every 20 ms; {@code
  * offset.flush.interval.ms=250}): <em>end to end</em> from its creation until every offset is
  * committed (start-up included), and <em>steady</em> from its first commit until its last (records
  * committed in between / time), which leaves out task start-up and the group join. The raw consumer
  * is timed from its creation until it has polled every record and committed. Ratios are taken
  * within a round, then the median over the rounds is reported.
  *
- * <p><b>Outputs are deleted</b> once their reader is timed (the FileStream file, each store). On
- * this VM a writer that fills page-cache pages the guest has never touched pays several times the
- * kernel time of one that gets recycled pages (most likely because the host backs guest memory
- * lazily): a 512 KiB write + fsync loop took about 2.4 µs against 0.3 µs of system time per KiB.
- * Without the deletion, the writer that ran right after the disk floor (which deletes its file) got
- * recycled pages and the others fresh ones, so while the guest still had untouched memory the
- * rotation, not the connector, decided the ratio (an fsync'ing writer suffered most).
+ * <p><b>Outputs are deleted</b> once their reader is timed (the FileStream file, the durable file
+ * sink's file, each store). On this VM a writer that fills page-cache pages the guest has never
+ * touched pays several times the kernel time of one that gets recycled pages (most likely because
+ * the host backs guest memory lazily): a 512 KiB write + fsync loop took about 2.4 µs against 0.3
+ * µs of system time per KiB. Without the deletion, the writer that ran right after the disk floor
+ * (which deletes its file) got recycled pages and the others fresh ones, so while the guest still
+ * had untouched memory the rotation, not the connector, decided the ratio (an fsync'ing writer
+ * suffered most).
  *
  * <p><b>Loading.</b> The topic is loaded once by a plain (non-idempotent) producer with {@code
  * acks=all} and one request in flight, after every partition has a leader. The idempotent default
@@ -117,6 +119,7 @@ public final class SinkThroughputBenchmark {
       Rate consumer,
       Rate fileStream,
       Rate nullSink,
+      Rate durableFile,
       Rate bridge1,
       Rate bridge4,
       Rate bridge1Synchronous,
@@ -229,11 +232,13 @@ public final class SinkThroughputBenchmark {
         Rate fileStream = null;
         Rate bridge1 = null;
         Rate nullSink = null;
-        for (int k = 0; k < 4; k++) {
-          switch ((round + k) % 4) {
+        Rate durableFile = null;
+        for (int k = 0; k < 5; k++) {
+          switch ((round + k) % 5) {
             case 0 -> consumer = rawConsumer(cluster, count, "bench-raw-" + round, maxPoll);
             case 1 -> fileStream = fileStreamSink(cluster, count, dir, round, maxPoll);
             case 2 -> nullSink = nullSink(cluster, count, round, maxPoll);
+            case 3 -> durableFile = durableFileSink(cluster, count, dir, round, maxPoll);
             default -> bridge1 = bridgeSink(cluster, target, count, dir, 1, round, true, maxPoll);
           }
         }
@@ -246,7 +251,15 @@ public final class SinkThroughputBenchmark {
         Rate disk = rawWriteAndSync(dir.resolve("raw-" + round), count, size);
         Round r =
             new Round(
-                consumer, fileStream, nullSink, bridge1, bridge4, synchronous, fileBridge1, disk);
+                consumer,
+                fileStream,
+                nullSink,
+                durableFile,
+                bridge1,
+                bridge4,
+                synchronous,
+                fileBridge1,
+                disk);
         System.out.println(
             table(round == 0 ? "warm-up (not counted)" : "round " + round, r, target.type()));
         if (round > 0) {
@@ -266,6 +279,10 @@ public final class SinkThroughputBenchmark {
     line(out, "raw KafkaConsumer", r.consumer);
     line(out, "FileStreamSinkConnector, 1 task", r.fileStream);
     line(out, "null sink (drops every record; framework ceiling), 1 task", r.nullSink);
+    line(
+        out,
+        "durable file sink (append + fsync per commit; durable ceiling), 1 task",
+        r.durableFile);
     line(out, "Queue Bridge sink, " + store + " store, 1 task", r.bridge1);
     line(out, "Queue Bridge sink, " + store + " store, 4 tasks", r.bridge4);
     line(
@@ -303,6 +320,11 @@ public final class SinkThroughputBenchmark {
     summaryLine(out, "FileStreamSinkConnector, 1 task (reference)", rounds, Round::fileStream);
     summaryLine(
         out, "null sink, 1 task (reference: the framework's ceiling)", rounds, Round::nullSink);
+    summaryLine(
+        out,
+        "durable file sink, 1 task (reference: a durable sink's ceiling)",
+        rounds,
+        Round::durableFile);
     summaryLine(out, "Queue Bridge sink, " + store + " store, 1 task", rounds, Round::bridge1);
     summaryLine(out, "Queue Bridge sink, " + store + " store, 4 tasks", rounds, Round::bridge4);
     summaryLine(
@@ -324,6 +346,10 @@ public final class SinkThroughputBenchmark {
     out.append(ratios(rounds, Round::consumer));
     out.append("\nPer-round ratios (QB 1 task / null sink, end to end): ");
     out.append(ratios(rounds, Round::nullSink));
+    out.append("\nPer-round ratios (QB 1 task / durable file sink, end to end): ");
+    out.append(ratios(rounds, Round::durableFile));
+    out.append("\nPer-round ratios (durable file sink / null sink, end to end): ");
+    out.append(ratios(rounds, Round::durableFile, Round::nullSink));
     out.append("\nPer-round ratios (null sink / raw consumer, end to end): ");
     out.append(ratios(rounds, Round::nullSink, Round::consumer));
     out.append("\nMedian null sink / raw consumer: end to end ");
@@ -333,6 +359,34 @@ public final class SinkThroughputBenchmark {
             "%.2f×, steady %.2f×",
             median(rounds, r -> r.nullSink.endToEnd / r.consumer.endToEnd),
             median(rounds, r -> r.nullSink.steady / r.consumer.steady)));
+    out.append("\nMedian QB 1 task / null sink: end to end ");
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%.2f×, steady %.2f×",
+            median(rounds, r -> r.bridge1.endToEnd / r.nullSink.endToEnd),
+            median(rounds, r -> r.bridge1.steady / r.nullSink.steady)));
+    out.append("\nMedian durable file sink / null sink: end to end ");
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%.2f×, steady %.2f×",
+            median(rounds, r -> r.durableFile.endToEnd / r.nullSink.endToEnd),
+            median(rounds, r -> r.durableFile.steady / r.nullSink.steady)));
+    out.append("\nMedian QB 1 task / durable file sink: end to end ");
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%.2f×, steady %.2f×",
+            median(rounds, r -> r.bridge1.endToEnd / r.durableFile.endToEnd),
+            median(rounds, r -> r.bridge1.steady / r.durableFile.steady)));
+    out.append("\nMedian QB 1 task / FileStream: end to end ");
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%.2f×, steady %.2f×",
+            median(rounds, r -> r.bridge1.endToEnd / r.fileStream.endToEnd),
+            median(rounds, r -> r.bridge1.steady / r.fileStream.steady)));
     if (!rounds.isEmpty() && rounds.get(0).fileBridge1 != null) {
       out.append("\nPer-round ratios (QB 1 task / QB 1 task file store, end to end): ");
       out.append(ratios(rounds, Round::fileBridge1));
@@ -490,6 +544,25 @@ public final class SinkThroughputBenchmark {
     props.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, NullSinkConnector.class.getName());
     maxPoll(props, maxPoll);
     return timeConnector(cluster, "bench-null-" + round, props, count);
+  }
+
+  /**
+   * {@link DurableFileSinkConnector}, 1 task, with the Queue Bridge sink's converters (bytes
+   * through): what the worker allows a sink that keeps the same fields and fsyncs before every
+   * commit, and does nothing else.
+   */
+  private static Rate durableFileSink(
+      EmbeddedConnectCluster cluster, long count, Path dir, int round, String maxPoll)
+      throws Exception {
+    Map<String, String> props = SinkTestSupport.sinkProps(Path.of("unused"), "unused", TOPIC, 1);
+    props.keySet().removeIf(k -> k.startsWith("queue."));
+    props.put(ConnectorConfig.CONNECTOR_CLASS_CONFIG, DurableFileSinkConnector.class.getName());
+    Path out = dir.resolve("durable-" + round + ".out");
+    props.put(DurableFileSinkConnector.FILE_CONFIG, out.toString());
+    maxPoll(props, maxPoll);
+    Rate rate = timeConnector(cluster, "bench-durable-" + round, props, count);
+    deleteOutput(out);
+    return rate;
   }
 
   private static Rate bridgeSink(

@@ -45,8 +45,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * <ul>
  *   <li>sinks, each reading the whole topic from the start with its own consumer group: a null sink
  *       (drops every record; the Queue Bridge sink's converters: the worker's ceiling for a sink),
- *       Kafka's {@code FileStreamSinkConnector}, and the Queue Bridge sink into a {@code
- *       file}-store stream (an fsync per batch);
+ *       Kafka's {@code FileStreamSinkConnector}, a durable file sink (appends each record's
+ *       coordinates, key, value and headers to a file and fsyncs it before every commit, nothing
+ *       else: a durable sink's ceiling; the Queue Bridge sink's converters), and the Queue Bridge
+ *       sink into a {@code file}-store stream (an fsync per batch);
  *   <li>sources, each writing a topic of its own: a null source (hands the worker ready-made values
  *       with the Queue Bridge source's converters and batch size), {@code
  *       FileStreamSourceConnector} reading a file of the same lines, and the Queue Bridge source
@@ -73,10 +75,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * taken within a round; the medians over the rounds are printed. Each sink's output (the FileStream
  * file, the store) is deleted once it is timed, so every writer finds recycled page-cache pages.
  *
- * <p>The null connectors come from the sink's and the source's test jars, FileStream from Kafka's
- * {@code connect-file} jar; those go on the worker's class path (with a service file naming the
- * null connectors), the Queue Bridge connectors only on its {@code plugin.path}, as a user deploys
- * them.
+ * <p>The null connectors and the durable file sink come from the sink's and the source's test jars,
+ * FileStream from Kafka's {@code connect-file} jar; those go on the worker's class path (with a
+ * service file naming the reference connectors), the Queue Bridge connectors only on its {@code
+ * plugin.path}, as a user deploys them.
  */
 public final class WorkerThroughputHarness {
   private static final String TOPIC = "bench";
@@ -84,10 +86,16 @@ public final class WorkerThroughputHarness {
   private static final String BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter";
   private static final String STRINGS = "org.apache.kafka.connect.storage.StringConverter";
   private static final Duration LIMIT = Duration.ofMinutes(10);
+  private static final String NULL_SINK_CLASS = "io.queuebridge.connect.sink.NullSinkConnector";
+  private static final String DURABLE_SINK_CLASS =
+      "io.queuebridge.connect.sink.DurableFileSinkConnector";
+  private static final String NULL_SOURCE_CLASS =
+      "io.queuebridge.connect.source.NullSourceConnector";
   private static final List<String> ORDER =
       List.of(
           "null sink",
           "FileStreamSink",
+          "durable file sink",
           "queue sink",
           "null source",
           "FileStreamSource",
@@ -215,10 +223,12 @@ public final class WorkerThroughputHarness {
       for (String k : ORDER) {
         r.put(k, 0.0);
       }
-      for (int k = 0; k < 3; k++) { // rotated: none always first or right after another
-        switch ((round + k) % 3) {
+      for (int k = 0; k < 4; k++) { // rotated: none always first or right after another
+        switch ((round + k) % 4) {
           case 0 -> r.put("null sink", sink("null-" + round, nullSink(), count));
           case 1 -> r.put("FileStreamSink", sink("file-" + round, fileSink(round), count));
+          case 2 ->
+              r.put("durable file sink", sink("durable-" + round, durableFileSink(round), count));
           default -> r.put("queue sink", sink("queue-" + round, queueSink(round), count));
         }
       }
@@ -230,9 +240,12 @@ public final class WorkerThroughputHarness {
         }
       }
       deleteTree(dir.resolve("sink-" + round + ".out"));
+      deleteTree(dir.resolve("sink-durable-" + round + ".out"));
       deleteTree(dir.resolve("sink-store-" + round));
       r.put("queue sink / null sink", r.get("queue sink") / r.get("null sink"));
       r.put("queue sink / FileStreamSink", r.get("queue sink") / r.get("FileStreamSink"));
+      r.put("durable file sink / null sink", r.get("durable file sink") / r.get("null sink"));
+      r.put("queue sink / durable file sink", r.get("queue sink") / r.get("durable file sink"));
       r.put("queue source / null source", r.get("queue source") / r.get("null source"));
       r.put("queue source / FileStreamSource", r.get("queue source") / r.get("FileStreamSource"));
       StringBuilder line = new StringBuilder(round == 0 ? "warm-up:" : "round " + round + ":");
@@ -268,7 +281,7 @@ public final class WorkerThroughputHarness {
 
   private Map<String, String> nullSink() {
     Map<String, String> c = converters(BYTES);
-    c.put("connector.class", "io.queuebridge.connect.sink.NullSinkConnector");
+    c.put("connector.class", NULL_SINK_CLASS);
     c.put("topics", TOPIC);
     return c;
   }
@@ -278,6 +291,14 @@ public final class WorkerThroughputHarness {
     c.put("connector.class", "org.apache.kafka.connect.file.FileStreamSinkConnector");
     c.put("topics", TOPIC);
     c.put("file", dir.resolve("sink-" + round + ".out").toString());
+    return c;
+  }
+
+  private Map<String, String> durableFileSink(int round) {
+    Map<String, String> c = converters(BYTES);
+    c.put("connector.class", DURABLE_SINK_CLASS);
+    c.put("topics", TOPIC);
+    c.put("file", dir.resolve("sink-durable-" + round + ".out").toString());
     return c;
   }
 
@@ -293,7 +314,7 @@ public final class WorkerThroughputHarness {
 
   private Map<String, String> nullSource(int round) {
     Map<String, String> c = converters(BYTES);
-    c.put("connector.class", "io.queuebridge.connect.source.NullSourceConnector");
+    c.put("connector.class", NULL_SOURCE_CLASS);
     c.put("topic", "src-null-" + round);
     c.put("null.records", Integer.toString(records));
     c.put("null.value.bytes", Integer.toString(valueBytes));
@@ -418,52 +439,54 @@ public final class WorkerThroughputHarness {
   // ------------------------------------------------------------------------------ set-up
 
   /**
-   * The reference connectors for the worker's class path: a folder with the null connectors'
-   * classes, copied out of the sink's and the source's test jars (built by {@code package}), and
-   * the service files that name them (the worker discovers plugins by {@code service_load}). Only
-   * those classes: the rest of a test jar (test store providers among them) would reach the
-   * plugin's own service lookups through the class path. FileStream's jar is on the class path
-   * already.
+   * The reference connectors for the worker's class path: a folder with the null connectors' and
+   * the durable file sink's classes, copied out of the sink's and the source's test jars (built by
+   * {@code package}), and the service files that name them (the worker discovers plugins by {@code
+   * service_load}). Only those classes: the rest of a test jar (test store providers among them)
+   * would reach the plugin's own service lookups through the class path. FileStream's jar is on the
+   * class path already.
    */
   private static List<String> referenceConnectors(Path folder) throws IOException {
     Path repo = PluginUnderTest.repo();
     String v = PluginUnderTest.version();
-    Map<String, String> connectors =
+    Map<String, List<String>> connectors =
         Map.of(
-            "connect-sink", "io.queuebridge.connect.sink.NullSinkConnector",
-            "connect-source", "io.queuebridge.connect.source.NullSourceConnector");
-    for (Map.Entry<String, String> c : connectors.entrySet()) {
+            "connect-sink", List.of(NULL_SINK_CLASS, DURABLE_SINK_CLASS),
+            "connect-source", List.of(NULL_SOURCE_CLASS));
+    for (Map.Entry<String, List<String>> c : connectors.entrySet()) {
       String module = c.getKey();
       Path jar = repo.resolve(module).resolve("target").resolve(module + "-" + v + "-tests.jar");
       if (!Files.isRegularFile(jar)) {
         throw new IllegalStateException("no " + jar + ": build with -am package first");
       }
-      String prefix = c.getValue().replace('.', '/');
-      int copied = 0;
-      try (JarFile tests = new JarFile(jar.toFile())) {
-        for (JarEntry e : Collections.list(tests.entries())) {
-          String name = e.getName();
-          if (name.equals(prefix + ".class") || name.startsWith(prefix + "$")) {
-            Path to = folder.resolve(name);
-            Files.createDirectories(to.getParent());
-            try (InputStream in = tests.getInputStream(e)) {
-              Files.copy(in, to);
+      for (String connector : c.getValue()) {
+        String prefix = connector.replace('.', '/');
+        int copied = 0;
+        try (JarFile tests = new JarFile(jar.toFile())) {
+          for (JarEntry e : Collections.list(tests.entries())) {
+            String name = e.getName();
+            if (name.equals(prefix + ".class") || name.startsWith(prefix + "$")) {
+              Path to = folder.resolve(name);
+              Files.createDirectories(to.getParent());
+              try (InputStream in = tests.getInputStream(e)) {
+                Files.copy(in, to);
+              }
+              copied++;
             }
-            copied++;
           }
         }
-      }
-      if (copied == 0) {
-        throw new IllegalStateException("no " + c.getValue() + " in " + jar);
+        if (copied == 0) {
+          throw new IllegalStateException("no " + connector + " in " + jar);
+        }
       }
     }
     Path services = Files.createDirectories(folder.resolve("META-INF").resolve("services"));
     Files.writeString(
         services.resolve("org.apache.kafka.connect.sink.SinkConnector"),
-        connectors.get("connect-sink") + "\n");
+        String.join("\n", connectors.get("connect-sink")) + "\n");
     Files.writeString(
         services.resolve("org.apache.kafka.connect.source.SourceConnector"),
-        connectors.get("connect-source") + "\n");
+        String.join("\n", connectors.get("connect-source")) + "\n");
     return List.of(folder.toString());
   }
 
