@@ -352,41 +352,13 @@ public final class SinkThroughputBenchmark {
     out.append(ratios(rounds, Round::durableFile, Round::nullSink));
     out.append("\nPer-round ratios (null sink / raw consumer, end to end): ");
     out.append(ratios(rounds, Round::nullSink, Round::consumer));
-    out.append("\nMedian null sink / raw consumer: end to end ");
+    out.append(medianRatio("null sink / raw consumer", rounds, Round::nullSink, Round::consumer));
+    out.append(medianRatio("QB 1 task / null sink", rounds, Round::bridge1, Round::nullSink));
     out.append(
-        String.format(
-            Locale.ROOT,
-            "%.2f×, steady %.2f×",
-            median(rounds, r -> r.nullSink.endToEnd / r.consumer.endToEnd),
-            median(rounds, r -> r.nullSink.steady / r.consumer.steady)));
-    out.append("\nMedian QB 1 task / null sink: end to end ");
+        medianRatio("durable file sink / null sink", rounds, Round::durableFile, Round::nullSink));
     out.append(
-        String.format(
-            Locale.ROOT,
-            "%.2f×, steady %.2f×",
-            median(rounds, r -> r.bridge1.endToEnd / r.nullSink.endToEnd),
-            median(rounds, r -> r.bridge1.steady / r.nullSink.steady)));
-    out.append("\nMedian durable file sink / null sink: end to end ");
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "%.2f×, steady %.2f×",
-            median(rounds, r -> r.durableFile.endToEnd / r.nullSink.endToEnd),
-            median(rounds, r -> r.durableFile.steady / r.nullSink.steady)));
-    out.append("\nMedian QB 1 task / durable file sink: end to end ");
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "%.2f×, steady %.2f×",
-            median(rounds, r -> r.bridge1.endToEnd / r.durableFile.endToEnd),
-            median(rounds, r -> r.bridge1.steady / r.durableFile.steady)));
-    out.append("\nMedian QB 1 task / FileStream: end to end ");
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "%.2f×, steady %.2f×",
-            median(rounds, r -> r.bridge1.endToEnd / r.fileStream.endToEnd),
-            median(rounds, r -> r.bridge1.steady / r.fileStream.steady)));
+        medianRatio("QB 1 task / durable file sink", rounds, Round::bridge1, Round::durableFile));
+    out.append(medianRatio("QB 1 task / FileStream", rounds, Round::bridge1, Round::fileStream));
     if (!rounds.isEmpty() && rounds.get(0).fileBridge1 != null) {
       out.append("\nPer-round ratios (QB 1 task / QB 1 task file store, end to end): ");
       out.append(ratios(rounds, Round::fileBridge1));
@@ -429,6 +401,20 @@ public final class SinkThroughputBenchmark {
       out.add(String.format(Locale.ROOT, "%.2f", top.apply(r).endToEnd / bottom.apply(r).endToEnd));
     }
     return String.join(", ", out);
+  }
+
+  /** "Median {@code label}: end to end x×, steady y×" for {@code top / bottom} over the rounds. */
+  private static String medianRatio(
+      String label,
+      List<Round> rounds,
+      java.util.function.Function<Round, Rate> top,
+      java.util.function.Function<Round, Rate> bottom) {
+    return String.format(
+        Locale.ROOT,
+        "\nMedian %s: end to end %.2f×, steady %.2f×",
+        label,
+        median(rounds, r -> top.apply(r).endToEnd / bottom.apply(r).endToEnd),
+        median(rounds, r -> top.apply(r).steady / bottom.apply(r).steady));
   }
 
   private static double median(List<Round> rounds, ToDoubleFunction<Round> of) {

@@ -456,12 +456,38 @@ final class Db implements AutoCloseable {
     if (bound.get() != null) {
       return query(queue, Mode.WRITE, sql, bind, rows);
     }
+    return afterLeading(
+        queue,
+        rowLock,
+        2,
+        ps -> {
+          ps.setString(1, queue);
+          ps.setString(2, groupId);
+        },
+        sql,
+        bind,
+        rows); // the leading result: the locked row, if any
+  }
+
+  /**
+   * {@code lead} (its {@code leadParams} parameters set by {@code bindLead}) and then {@code sql}
+   * on a pooled connection in autocommit mode, in one round trip and so one implicit transaction
+   * (one {@code Sync}); the rows of {@code sql}. {@code sql}'s binder runs first: its checks come
+   * before any use of the parameters.
+   */
+  private <T> T afterLeading(
+      String queue,
+      String lead,
+      int leadParams,
+      Binder bindLead,
+      String sql,
+      Bind bind,
+      Rows<T> rows) {
     try (Lease lease = lease();
-        PreparedStatement ps = lease.connection.prepareStatement(rowLock + "; " + sql)) {
-      bind.bind(new Params(ps, 2)); // first: its checks come before any use of the parameters
-      ps.setString(1, queue);
-      ps.setString(2, groupId);
-      return secondResult(ps, sql, rows); // the first: the locked row, if any
+        PreparedStatement ps = lease.connection.prepareStatement(lead + "; " + sql)) {
+      bind.bind(new Params(ps, leadParams));
+      bindLead.bind(ps);
+      return secondResult(ps, sql, rows);
     } catch (SQLException e) {
       throw translate(queue, e);
     }
@@ -572,13 +598,7 @@ final class Db implements AutoCloseable {
     if (bound.get() != null) {
       return query(queue, Mode.WRITE, sql, bind, rows);
     }
-    try (Lease lease = lease();
-        PreparedStatement ps = lease.connection.prepareStatement(LAZY_SQL + "; " + sql)) {
-      bind.bind(new Params(ps, 0));
-      return secondResult(ps, sql, rows);
-    } catch (SQLException e) {
-      throw translate(queue, e);
-    }
+    return afterLeading(queue, LAZY_SQL, 0, ps -> {}, sql, bind, rows);
   }
 
   /** Whether the calling thread is inside {@link #atomically} (or {@link #snapshot}). */

@@ -445,8 +445,7 @@ public final class GroupCoordinator implements ConsumerGroups {
     long start = System.nanoTime();
     // A store whose claims are atomic by themselves: the claim enters the group's section only to
     // read ahead from the cursor (Claims#claimConcurrently). Elsewhere the claim's section is lazy
-    // (ConsumerGroupStore#atomicallyLazy): a claim a crash loses is a redelivery, and the ack of
-    // any
+    // (ConsumerGroupStore#atomicallyLazy): a claim a crash loses is a redelivery, and the ack of a
     // message it handed out is durable, with the claim, when it returns.
     return timed(
         queue,
