@@ -75,7 +75,9 @@ public interface ConsumerGroupStore {
    * all roll back together and only move work forward that is redone after the crash: the engine's
    * claims in queue mode (the cursor, the entries recorded and moved to the claimer, its
    * membership) and its read ahead. A lost claim is a redelivery: the message was handed out but
-   * not acknowledged, and at-least-once delivery already allows that. A database may commit such a
+   * not acknowledged, and at-least-once delivery already allows that. The engine settles in such a
+   * section too, and calls {@link #awaitDurable} before it tells the caller that the settlement is
+   * done: a settlement lost before then is one its caller never saw. A database may commit such a
    * body without waiting for its log to reach the disk; everything a later durable change depends
    * on (an ack of a claimed message) is on disk when that change is, since the log is written in
    * order. A body that appends to a queue (a dead letter) must be committed durably after all: a
@@ -84,6 +86,35 @@ public interface ConsumerGroupStore {
    */
   default <T> T atomicallyLazy(String queue, String groupId, Supplier<T> body) {
     return atomically(queue, groupId, body);
+  }
+
+  /**
+   * {@link #atomicallyLazy} for a body that makes exactly one store call, {@link
+   * #acknowledgePending} or {@link #acknowledgeAllPending}: the engine's ack of deliveries without
+   * an ordering key that one member holds. A database may send the group's lock, the call's
+   * statement and the commit in one round trip, so that the group's section lasts only as long as
+   * the statement runs. The body must make no other store call (a store may refuse one with an
+   * {@link IllegalStateException}). The default is {@code atomicallyLazy}.
+   */
+  default <T> T atomicallyLazyAck(String queue, String groupId, Supplier<T> body) {
+    return atomicallyLazy(queue, groupId, body);
+  }
+
+  /**
+   * Waits until every change that a section ({@link #atomicallyLazy}) of any instance of this store
+   * committed before this call began is as durable as {@link #atomically} makes its changes, and
+   * returns whether it had anything to wait for. The engine settles in a lazy section and calls
+   * this once it has released the group's lock and section: the next member's section then does not
+   * wait for this one's write to the disk, and the waits of settlements made at the same time are
+   * shared. Inside {@link #atomically} on the calling thread it does nothing (the outer section's
+   * commit decides). The default does nothing and returns false: a store whose lazy sections are
+   * durable when they end.
+   *
+   * @throws io.queuebridge.core.errors.QueueStoreException if the store fails; what those sections
+   *     committed may then be lost in a crash, as after any failed commit
+   */
+  default boolean awaitDurable() {
+    return false;
   }
 
   /**
@@ -224,6 +255,24 @@ public interface ConsumerGroupStore {
    */
   default GroupOverview overview(String queue, String groupId) {
     return GroupOverview.of(getGroup(queue, groupId));
+  }
+
+  /**
+   * {@link #overview(String, String)} and, when {@code fromCursor} is positive, what {@link
+   * QueueStore#readBatch readBatch(queue, cursor, fromCursor)} of the same storage returns for the
+   * group's cursor ({@link GroupOverview#fromCursor()}): a claim's first read, which a database can
+   * answer in the overview's round trip. The default reads no messages (the claim then reads them
+   * itself).
+   *
+   * @throws GroupNotFoundException if the group does not exist
+   * @throws IllegalArgumentException if {@code fromCursor} is negative
+   */
+  default GroupOverview overview(String queue, String groupId, int fromCursor) {
+    if (fromCursor < 0) {
+      throw new IllegalArgumentException(
+          "fromCursor must be >= 0 (0 reads no messages), got " + fromCursor);
+    }
+    return overview(queue, groupId);
   }
 
   /**

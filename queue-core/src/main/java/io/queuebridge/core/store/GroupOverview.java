@@ -1,6 +1,7 @@
 package io.queuebridge.core.store;
 
 import io.queuebridge.core.config.QueueConfig;
+import io.queuebridge.core.message.Message;
 import java.util.List;
 import java.util.Objects;
 
@@ -23,6 +24,11 @@ import java.util.Objects;
  * @param queueConfig the configuration of the group's queue as {@link QueueStore#getQueue} would
  *     return it, read with the group; {@code null} when the store did not read it (the caller reads
  *     it itself)
+ * @param fromCursor the messages {@link QueueStore#readBatch readBatch(queue, cursor, limit)}
+ *     returns for the group's cursor, read with the group in the same round trip when asked for
+ *     ({@link ConsumerGroupStore#overview(String, String, int)}); {@code null} when the store did
+ *     not read them (the caller reads them itself)
+ * @param fromCursorLimit the {@code limit} {@code fromCursor} was read with; 0 when it was not
  */
 public record GroupOverview(
     ConsumerGroupState group,
@@ -30,9 +36,26 @@ public record GroupOverview(
     int scheduled,
     long highestPendingOffset,
     int blocked,
-    QueueConfig queueConfig) {
+    QueueConfig queueConfig,
+    List<Message> fromCursor,
+    int fromCursorLimit) {
 
   public GroupOverview {
+    fromCursor = fromCursor == null ? null : List.copyOf(fromCursor);
+    if ((fromCursor == null) != (fromCursorLimit == 0) || fromCursorLimit < 0) {
+      throw new IllegalArgumentException(
+          "fromCursorLimit "
+              + fromCursorLimit
+              + (fromCursor == null ? " without messages" : " with messages")
+              + ": expected 0 exactly when no messages were read, else their positive limit");
+    }
+    if (fromCursor != null && fromCursor.size() > fromCursorLimit) {
+      throw new IllegalArgumentException(
+          fromCursor.size()
+              + " messages from the cursor read with limit "
+              + fromCursorLimit
+              + ": expected at most the limit");
+    }
     Objects.requireNonNull(group, "group");
     if (queueConfig != null && !queueConfig.name().equals(group.queue())) {
       throw new IllegalArgumentException(
@@ -79,13 +102,47 @@ public record GroupOverview(
       int scheduled,
       long highestPendingOffset,
       int blocked) {
-    this(group, pending, scheduled, highestPendingOffset, blocked, null);
+    this(group, pending, scheduled, highestPendingOffset, blocked, null, null, 0);
+  }
+
+  /** An overview with the queue's configuration (or {@code null}), without messages. */
+  public GroupOverview(
+      ConsumerGroupState group,
+      int pending,
+      int scheduled,
+      long highestPendingOffset,
+      int blocked,
+      QueueConfig queueConfig) {
+    this(group, pending, scheduled, highestPendingOffset, blocked, queueConfig, null, 0);
   }
 
   /** This overview with the queue's configuration {@code config}, read in the same snapshot. */
   public GroupOverview withQueueConfig(QueueConfig config) {
     return new GroupOverview(
-        group, pending, scheduled, highestPendingOffset, blocked, Objects.requireNonNull(config));
+        group,
+        pending,
+        scheduled,
+        highestPendingOffset,
+        blocked,
+        Objects.requireNonNull(config),
+        fromCursor,
+        fromCursorLimit);
+  }
+
+  /**
+   * This overview with {@code messages}, what {@code readBatch(queue, cursor, limit)} returned for
+   * the group's cursor, read in the same round trip.
+   */
+  public GroupOverview withFromCursor(List<Message> messages, int limit) {
+    return new GroupOverview(
+        group,
+        pending,
+        scheduled,
+        highestPendingOffset,
+        blocked,
+        queueConfig,
+        Objects.requireNonNull(messages, "messages"),
+        limit);
   }
 
   /** The overview of {@code g}, computed from its pending entries. */

@@ -98,11 +98,32 @@ final class Db implements AutoCloseable {
     int depth = 1; // atomically calls open on this thread, the outermost included
     String lockGroup;
     boolean lazy; // synchronous_commit off: set by the lock's statement, or to be set on again
+    Deferred deferred; // a change not sent yet (writeDeferred): sent with what comes next
 
     Bound(Connection c) {
       this.c = c;
     }
   }
+
+  /** A change of a bound transaction not sent yet ({@link #writeDeferred}). */
+  private record Deferred(String queue, String sql, Bind bind, Rows<Void> check) {}
+
+  /**
+   * A section of one statement ({@link #atomicallyOneStatement}) open on this thread: the group
+   * whose lock that statement is to take, and whether it has run.
+   */
+  private static final class OneStatement {
+    final String queue;
+    final String groupId;
+    boolean spent;
+
+    OneStatement(String queue, String groupId) {
+      this.queue = queue;
+      this.groupId = groupId;
+    }
+  }
+
+  private final ThreadLocal<OneStatement> oneStatement = new ThreadLocal<>();
 
   private volatile boolean closed;
 
@@ -214,6 +235,17 @@ final class Db implements AutoCloseable {
    * @throws StoreClosedException if the store was closed
    */
   void checkOpen() {
+    OneStatement one = oneStatement.get();
+    if (one != null) {
+      throw new IllegalStateException(
+          "a one-statement section of group "
+              + one.groupId
+              + " of queue "
+              + one.queue
+              + (one.spent
+                  ? " made a second store call"
+                  : " made a store call other than an acknowledgement"));
+    }
     if (closed) {
       throw new StoreClosedException(config.description());
     }
@@ -334,6 +366,9 @@ final class Db implements AutoCloseable {
 
   /** The bound connection, once its pending advisory lock (if any) is taken. */
   private Connection locked(Bound b) throws SQLException {
+    if (b.deferred != null) {
+      execute(b.c, null, null, null, b); // the lock, if pending, with the deferred change
+    }
     if (b.lockQueue != null) {
       String q = b.lockQueue;
       String g = b.lockGroup;
@@ -375,29 +410,42 @@ final class Db implements AutoCloseable {
   static final class Params {
     private final PreparedStatement ps;
     private final int offset;
+    private int highest; // the highest index of ps set through this
 
     Params(PreparedStatement ps, int offset) {
       this.ps = ps;
       this.offset = offset;
+      this.highest = offset;
+    }
+
+    private int at(int i) {
+      highest = Math.max(highest, i + offset);
+      return i + offset;
+    }
+
+    /** The highest parameter index of the whole statement set so far (the offset if none). */
+    int highest() {
+      return highest;
     }
 
     Params setLong(int i, long v) throws SQLException {
-      ps.setLong(i + offset, v);
+      ps.setLong(at(i), v);
       return this;
     }
 
     Params setInt(int i, int v) throws SQLException {
-      ps.setInt(i + offset, v);
+      ps.setInt(at(i), v);
       return this;
     }
 
     Params setString(int i, String v) throws SQLException {
-      ps.setString(i + offset, v);
+      ps.setString(at(i), v);
       return this;
     }
 
     /** An instant as two parameters (epoch seconds, nanos); returns the next index. */
     int setInstant(int i, Instant t) throws SQLException {
+      at(i + 1);
       return Db.setInstant(ps, i + offset, t) - offset;
     }
 
@@ -405,7 +453,7 @@ final class Db implements AutoCloseable {
      * An array parameter of the SQL element type {@code type} ({@code bigint}, {@code text}...).
      */
     Params setArray(int i, String type, Object[] elements) throws SQLException {
-      ps.setArray(i + offset, ps.getConnection().createArrayOf(type, elements));
+      ps.setArray(at(i), ps.getConnection().createArrayOf(type, elements));
       return this;
     }
   }
@@ -438,6 +486,81 @@ final class Db implements AutoCloseable {
   }
 
   /**
+   * Two reads in one round trip, as {@link #query} in {@link Mode#READ} runs one (in autocommit, or
+   * in the bound transaction carrying its pending lock and deferred change); {@code combine} joins
+   * their results. Each statement reads its own snapshot; {@code rows1} reads first.
+   */
+  <A, B, T> T queryTwo(
+      String queue,
+      String sql1,
+      Bind bind1,
+      Rows<A> rows1,
+      String sql2,
+      Bind bind2,
+      Rows<B> rows2,
+      java.util.function.BiFunction<A, B, T> combine) {
+    checkOpen();
+    checkLookup(queue);
+    Bound b = bound.get();
+    Segment<A> first = new Segment<>(sql1, bind1, rows1);
+    Segment<B> second = new Segment<>(sql2, bind2, rows2);
+    Object[] results;
+    if (b == null) {
+      try (Lease lease = lease()) {
+        results = executeAll(lease.connection, null, first, second);
+      } catch (SQLException e) {
+        throw translate(queue, e);
+      }
+    } else {
+      results = run(queue, b.c, c -> executeAll(c, b, first, second));
+    }
+    @SuppressWarnings("unchecked")
+    A a = (A) results[0];
+    @SuppressWarnings("unchecked")
+    B r = (B) results[1];
+    return combine.apply(a, r);
+  }
+
+  /**
+   * {@link #query} in {@link Mode#WRITE} for a change whose result its caller does not read: inside
+   * {@link #atomically} it is not sent at once but with the transaction's next statement, or with
+   * its {@code COMMIT}, in the same round trip, and {@code check} reads its rows then. So a
+   * section's last change costs no round trip of its own. {@code check} may throw only where the
+   * statement changed nothing (a group not found): when it comes with the {@code COMMIT}, the
+   * transaction has committed by the time it runs. An error of the server, instead, aborts the
+   * transaction before its {@code COMMIT} runs. {@code bind} runs when the statement is sent, so
+   * what it reads must not change until then. Outside a transaction it runs at once, as {@link
+   * #query}.
+   */
+  void writeDeferred(String queue, String sql, Bind bind, Rows<Void> check) {
+    checkOpen();
+    checkLookup(queue);
+    checkWritable();
+    Bound b = bound.get();
+    if (b == null) {
+      query(queue, Mode.WRITE, sql, bind, check);
+      return;
+    }
+    if (b.deferred != null) {
+      run(queue, b.c, c -> execute(c, null, null, null, b));
+    }
+    b.deferred = new Deferred(queue, sql, bind, check);
+  }
+
+  /**
+   * Commits {@code b}: with its deferred change, if any, in the same round trip ({@code change;
+   * COMMIT}), then that change's check.
+   */
+  private void commit(Bound b) throws SQLException {
+    if (b.deferred == null) {
+      b.c.commit();
+      return;
+    }
+    executeAll(b.c, b, new Segment<>("COMMIT", p -> {}, null));
+    b.c.commit(); // the server has committed: the driver sends nothing more
+  }
+
+  /**
    * {@link #query} in {@link Mode#WRITE} for a statement that locks a row ({@code FOR UPDATE}) and
    * then reads rows that the other holders of that lock change. Under READ COMMITTED a statement
    * that waits for a row lock sees the locked row as it is now but every other row as it was when
@@ -450,6 +573,16 @@ final class Db implements AutoCloseable {
    */
   <T> T queryAfterRowLock(
       String queue, String groupId, String rowLock, String sql, Bind bind, Rows<T> rows) {
+    OneStatement one = oneStatement.get();
+    if (one != null && !one.spent) {
+      oneStatement.remove(); // for the checks of this call
+      try {
+        return inOneStatement(one, queue, groupId, rowLock, sql, bind, rows);
+      } finally {
+        one.spent = true;
+        oneStatement.set(one);
+      }
+    }
     checkOpen();
     checkLookup(queue);
     checkWritable();
@@ -459,6 +592,7 @@ final class Db implements AutoCloseable {
     return afterLeading(
         queue,
         rowLock,
+        1,
         2,
         ps -> {
           ps.setString(1, queue);
@@ -470,14 +604,69 @@ final class Db implements AutoCloseable {
   }
 
   /**
-   * {@code lead} (its {@code leadParams} parameters set by {@code bindLead}) and then {@code sql}
-   * on a pooled connection in autocommit mode, in one round trip and so one implicit transaction
-   * (one {@code Sync}); the rows of {@code sql}. {@code sql}'s binder runs first: its checks come
-   * before any use of the parameters.
+   * {@link #queryAfterRowLock} as the one statement of {@code one}: the lock statement of {@code
+   * one}'s group (with {@code synchronous_commit} off), {@code rowLock} and {@code sql}, in one
+   * round trip and one implicit transaction.
+   */
+  private <T> T inOneStatement(
+      OneStatement one,
+      String queue,
+      String groupId,
+      String rowLock,
+      String sql,
+      Bind bind,
+      Rows<T> rows) {
+    checkOpen();
+    checkLookup(queue);
+    checkWritable();
+    return afterLeading(
+        queue,
+        LAZY_LOCK_SQL + "; " + rowLock,
+        2,
+        4,
+        ps -> {
+          bindLock(ps, one.queue, one.groupId);
+          ps.setString(3, queue);
+          ps.setString(4, groupId);
+        },
+        sql,
+        bind,
+        rows);
+  }
+
+  /**
+   * Runs {@code body}, which makes one store call of one statement run by {@link
+   * #queryAfterRowLock}, under the advisory lock of {@code (queue, groupId)} with {@code
+   * synchronous_commit} off: that statement is sent in autocommit after the lock's statement, in
+   * one round trip, and commits with it; no {@code COMMIT} round trip follows. Any other store call
+   * in the body, or a second one, fails with an {@link IllegalStateException} before it reaches the
+   * server. Nested in {@link #atomically}, the body joins that transaction as it is.
+   */
+  <T> T atomicallyOneStatement(String queue, String groupId, Supplier<T> body) {
+    if (bound.get() != null) {
+      return atomically(queue, groupId, true, body);
+    }
+    checkOpen();
+    checkWritable();
+    checkLookup(queue);
+    oneStatement.set(new OneStatement(queue, groupId));
+    try {
+      return body.get();
+    } finally {
+      oneStatement.remove();
+    }
+  }
+
+  /**
+   * {@code lead} ({@code leading} statements, their {@code leadParams} parameters set by {@code
+   * bindLead}) and then {@code sql} on a pooled connection in autocommit mode, in one round trip
+   * and so one implicit transaction (one {@code Sync}); the rows of {@code sql}. {@code sql}'s
+   * binder runs first: its checks come before any use of the parameters.
    */
   private <T> T afterLeading(
       String queue,
       String lead,
+      int leading,
       int leadParams,
       Binder bindLead,
       String sql,
@@ -487,20 +676,23 @@ final class Db implements AutoCloseable {
         PreparedStatement ps = lease.connection.prepareStatement(lead + "; " + sql)) {
       bind.bind(new Params(ps, leadParams));
       bindLead.bind(ps);
-      return secondResult(ps, sql, rows);
+      return resultAfter(ps, leading, sql, rows);
     } catch (SQLException e) {
       throw translate(queue, e);
     }
   }
 
+  /** One statement of a round trip ({@link #executeAll}); {@code rows} null: its rows unread. */
+  private record Segment<T>(String sql, Bind bind, Rows<T> rows) {}
+
   /**
    * {@code sql} on {@code c}, preceded in the same round trip by the pending lock of {@code b}, if
-   * any. The lock counts as taken once the server ran the statements (a failure aborts the
-   * transaction anyway); a binder that throws leaves it pending.
+   * any, and by its deferred change ({@link #writeDeferred}), if any; with {@code sql} null, only
+   * those two.
    */
   private <T> T execute(Connection c, String sql, Bind bind, Rows<T> rows, Bound b)
       throws SQLException {
-    if (b == null || b.lockQueue == null) {
+    if (b == null || (b.lockQueue == null && b.deferred == null)) {
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         bind.bind(new Params(ps, 0));
         try (ResultSet rs = ps.executeQuery()) {
@@ -508,22 +700,88 @@ final class Db implements AutoCloseable {
         }
       }
     }
-    try (PreparedStatement ps =
-        c.prepareStatement((b.lazy ? LAZY_LOCK_SQL : LOCK_SQL) + "; " + sql)) {
-      bindLock(ps, b.lockQueue, b.lockGroup);
-      bind.bind(new Params(ps, 2));
-      b.lockQueue = null;
-      b.lockGroup = null;
-      return secondResult(ps, sql, rows); // the first: the lock's row
+    if (sql == null) {
+      executeAll(c, b);
+      return null;
     }
+    @SuppressWarnings("unchecked")
+    T result = (T) executeAll(c, b, new Segment<>(sql, bind, rows))[0];
+    return result;
+  }
+
+  /**
+   * {@code segments} on {@code c} in one round trip (one {@code Sync}), preceded by the pending
+   * lock of {@code b} and by its deferred change, if {@code b} has them; the rows each of {@code
+   * segments} read, in order (null for one without {@code rows}). The deferred change's check runs
+   * on its rows first. The lock counts as taken and the change as sent once the statements are
+   * bound (a failure of the server aborts the transaction anyway); a binder that throws leaves both
+   * to the next statement.
+   */
+  private Object[] executeAll(Connection c, Bound b, Segment<?>... segments) throws SQLException {
+    List<Segment<?>> all = new ArrayList<>(segments.length + 2);
+    if (b != null && b.lockQueue != null) {
+      String q = b.lockQueue;
+      String g = b.lockGroup;
+      all.add(new Segment<>(b.lazy ? LAZY_LOCK_SQL : LOCK_SQL, p -> bindLock(p, q, g), null));
+    }
+    if (b != null && b.deferred != null) {
+      Deferred d = b.deferred;
+      all.add(new Segment<>(d.sql(), d.bind(), d.check()));
+    }
+    int lead = all.size();
+    all.addAll(java.util.Arrays.asList(segments));
+    StringBuilder text = new StringBuilder();
+    for (Segment<?> seg : all) {
+      text.append(text.length() > 0 ? "; " : "").append(seg.sql());
+    }
+    Object[] results = new Object[all.size()];
+    try (PreparedStatement ps = c.prepareStatement(text.toString())) {
+      int next = 0;
+      for (Segment<?> seg : all) {
+        Params p = new Params(ps, next);
+        seg.bind().bind(p);
+        next = p.highest();
+      }
+      if (b != null) {
+        b.lockQueue = null;
+        b.lockGroup = null;
+        b.deferred = null;
+      }
+      ps.execute();
+      for (int i = 0; i < all.size(); i++) {
+        Segment<?> seg = all.get(i);
+        boolean hasRows = i == 0 ? ps.getResultSet() != null : ps.getMoreResults();
+        if (seg.rows() == null) {
+          continue;
+        }
+        if (!hasRows) {
+          throw new SQLException("no result rows from " + seg.sql());
+        }
+        try (ResultSet rs = ps.getResultSet()) {
+          results[i] = seg.rows().read(rs);
+        }
+      }
+    }
+    return java.util.Arrays.copyOfRange(results, lead, results.length);
   }
 
   /** Runs {@code ps}, two statements, and reads the rows of the second, {@code sql}. */
   private static <T> T secondResult(PreparedStatement ps, String sql, Rows<T> rows)
       throws SQLException {
+    return resultAfter(ps, 1, sql, rows);
+  }
+
+  /**
+   * Runs {@code ps}, {@code leading} statements that each return rows and then {@code sql}, and
+   * reads the rows of {@code sql}.
+   */
+  private static <T> T resultAfter(PreparedStatement ps, int leading, String sql, Rows<T> rows)
+      throws SQLException {
     ps.execute();
-    if (!ps.getMoreResults()) {
-      throw new SQLException("no result rows from " + sql);
+    for (int i = 0; i < leading; i++) {
+      if (!ps.getMoreResults()) {
+        throw new SQLException("no result rows from " + sql);
+      }
     }
     try (ResultSet rs = ps.getResultSet()) {
       return rows.read(rs);
@@ -598,8 +856,35 @@ final class Db implements AutoCloseable {
     if (bound.get() != null) {
       return query(queue, Mode.WRITE, sql, bind, rows);
     }
-    return afterLeading(queue, LAZY_SQL, 0, ps -> {}, sql, bind, rows);
+    return afterLeading(queue, LAZY_SQL, 1, 0, ps -> {}, sql, bind, rows);
   }
+
+  /**
+   * Makes every transaction committed before this call durable: outside a bound transaction, one
+   * statement in autocommit that writes a WAL record (a transactional logical message, which no
+   * decoder reads unless it asks for its prefix) and so waits at commit for the WAL to be flushed
+   * up to it, past every earlier commit record. A transaction that writes no WAL, such as {@code
+   * SELECT txid_current()}, commits without that wait. Inside a bound transaction it does nothing
+   * and returns false: that transaction's commit decides.
+   */
+  boolean awaitDurable() {
+    checkOpen();
+    checkWritable();
+    if (bound.get() != null) {
+      return false;
+    }
+    try (Lease lease = lease();
+        PreparedStatement ps = lease.connection.prepareStatement(FLUSH_SQL)) {
+      ps.execute();
+      return true;
+    } catch (SQLException e) {
+      throw translate(null, e);
+    }
+  }
+
+  /** {@link #awaitDurable}'s statement. */
+  private static final String FLUSH_SQL =
+      "SELECT pg_logical_emit_message(true, 'queuebridge.flush', '')";
 
   /** Whether the calling thread is inside {@link #atomically} (or {@link #snapshot}). */
   boolean inBoundTransaction() {
@@ -647,7 +932,7 @@ final class Db implements AutoCloseable {
       bound.set(b);
       try {
         T result = body.get();
-        c.commit();
+        commit(b);
         return result;
       } catch (SQLException | RuntimeException | Error e) {
         rollbackQuietly(c, e);
@@ -678,6 +963,12 @@ final class Db implements AutoCloseable {
       ps.execute();
     }
     return null;
+  }
+
+  private void bindLock(Params p, String queue, String groupId) throws SQLException {
+    p.setString(1, config.schema() + "/" + queue);
+    p.setString(
+        2, Names.isValid(groupId) ? groupId : "invalid:" + Integer.toHexString(groupId.hashCode()));
   }
 
   private void bindLock(PreparedStatement ps, String queue, String groupId) throws SQLException {

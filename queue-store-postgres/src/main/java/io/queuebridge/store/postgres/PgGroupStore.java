@@ -49,7 +49,10 @@ import java.util.function.Supplier;
  * {@link #getPending}, {@link #getAllPending}, {@link #updatePending}, {@link #transferPending} and
  * {@link #registerConsumer}. Outside {@code atomically} such a statement runs in autocommit mode
  * (it is its own transaction and snapshot, no {@code BEGIN}/{@code COMMIT} round trips); inside,
- * the first one carries the group's advisory lock. Multi-row reads of whole groups ({@link
+ * the first one carries the group's advisory lock, and {@link #claimPending}, whose result the
+ * engine does not read, is sent with the next statement or with the {@code COMMIT} ({@link
+ * Db#writeDeferred}). An acknowledgement in {@link #atomicallyLazyAck} is its whole transaction:
+ * the lock, the statement and the commit in one round trip. Multi-row reads of whole groups ({@link
  * #findGroup}, {@link #getGroup}, {@link #listGroups}) read one REPEATABLE READ snapshot in several
  * statements.
  *
@@ -70,6 +73,8 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 final class PgGroupStore implements ConsumerGroupStore {
+  private final PgQueueStore queues;
+
   /** The columns of a pending entry that every schema version has. */
   private static final String ENTRY_COLUMNS =
       "off, consumer_id, claimed_s, claimed_n, delivery_count, first_s, first_n, visible_s,"
@@ -113,6 +118,15 @@ final class PgGroupStore implements ConsumerGroupStore {
    *     that version has
    */
   PgGroupStore(Db db, String description, int schemaVersion) {
+    this(db, description, schemaVersion, null);
+  }
+
+  /**
+   * @param queues the queue store of the same storage, which reads the messages from a group's
+   *     cursor with its overview ({@link #overview(String, String, int)}); null: it does not
+   */
+  PgGroupStore(Db db, String description, int schemaVersion, PgQueueStore queues) {
+    this.queues = queues;
     this.db = db;
     this.description = description;
     this.s = db.config().schema();
@@ -169,6 +183,30 @@ final class PgGroupStore implements ConsumerGroupStore {
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(body, "body");
     return db.atomically(queue, groupId, true, body);
+  }
+
+  /**
+   * The acknowledgement's one statement in autocommit, after the statement that takes the group's
+   * advisory lock and turns {@code synchronous_commit} off, all in one round trip ({@link
+   * Db#atomicallyOneStatement}): the lock is held while the server runs them and released by the
+   * implicit commit. Nested in another section, the body joins it as it is.
+   */
+  @Override
+  public <T> T atomicallyLazyAck(String queue, String groupId, Supplier<T> body) {
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    Objects.requireNonNull(body, "body");
+    return db.atomicallyOneStatement(queue, groupId, body);
+  }
+
+  /**
+   * A transaction of its own that writes one WAL record and waits for its flush at commit ({@link
+   * Db#awaitDurable}): the WAL is flushed in order, so every lazy commit before it is on disk when
+   * it returns, and flushes of concurrent callers are shared by the server's group commit.
+   */
+  @Override
+  public boolean awaitDurable() {
+    return db.awaitDurable();
   }
 
   // ---- primitives ----------------------------------------------------------------------------
@@ -425,75 +463,111 @@ final class PgGroupStore implements ConsumerGroupStore {
     return db.query(
         queue,
         Db.Mode.READ,
-        "SELECT g.pattern, g.mode, g.auto_commit, g.cur, g.committed, g.created_s, g.created_n,"
-            + " g.updated_s, g.updated_n, p.n, p.waiting, p.highest, p.blocked, m.consumer_id,"
-            + " m.client_id, m.registered_s, m.registered_n, m.heartbeat_s, m.heartbeat_n,"
-            + " q.config, g.group_id, "
-            + pausedColumn
-            + " FROM "
-            + s
-            + ".queues q LEFT JOIN "
-            + s
-            + ".groups g ON g.queue_id = q.id AND g.group_id = ? LEFT JOIN LATERAL (SELECT"
-            + " count(*) AS n, count(*) FILTER (WHERE consumer_id = '') AS waiting, max(off) AS"
-            + " highest, count(*) FILTER (WHERE consumer_id = '' AND (visible_s, visible_n) = "
-            + NEVER_VISIBLE
-            + ") AS blocked FROM "
-            + s
-            + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id) p ON true LEFT JOIN "
-            + s
-            + ".consumers m ON m.queue_id = g.queue_id AND m.group_id = g.group_id"
-            + " WHERE q.name = ?",
-        p -> {
-          checkGroupName(queue, groupId);
-          p.setString(1, groupId).setString(2, queue);
-        },
-        rs -> {
-          if (!rs.next()) {
-            throw new QueueNotFoundException(queue);
-          }
-          if (rs.getString(21) == null) {
-            throw new GroupNotFoundException(queue, groupId);
-          }
-          QueueConfig config = PgQueueStore.decodeConfig(description, queue, rs.getBytes(20));
-          String pattern = rs.getString(1);
-          GroupMode mode = GroupMode.valueOf(rs.getString(2));
-          boolean autoCommit = rs.getBoolean(3);
-          long cursor = rs.getLong(4);
-          long committed = rs.getLong(5);
-          Instant created = Db.getInstant(rs, 6);
-          Instant updated = Db.getInstant(rs, 8);
-          int pending = rs.getInt(10);
-          int waiting = rs.getInt(11);
-          long highest = pending == 0 ? -1 : rs.getLong(12);
-          int blocked = rs.getInt(13);
-          boolean paused = rs.getBoolean(22);
-          Map<String, ConsumerInfo> members = new HashMap<>();
-          do {
-            String id = rs.getString(14);
-            if (id != null) {
-              members.put(
-                  id,
-                  new ConsumerInfo(
-                      id, rs.getString(15), Db.getInstant(rs, 16), Db.getInstant(rs, 18)));
-            }
-          } while (rs.next());
-          ConsumerGroupState g =
-              new ConsumerGroupState(
-                  queue,
-                  groupId,
-                  pattern,
-                  mode,
-                  autoCommit,
-                  cursor,
-                  committed,
-                  List.of(),
-                  members,
-                  created,
-                  updated,
-                  paused);
-          return new GroupOverview(g, pending, waiting, highest, blocked, config);
-        });
+        overviewSql(),
+        p -> bindOverview(p, queue, groupId),
+        rs -> readOverview(rs, queue, groupId));
+  }
+
+  /**
+   * {@link #overview(String, String)} and, in the same round trip, the messages from the group's
+   * cursor ({@link PgQueueStore#fromGroupCursorSql}): a claim's overview and first read in one.
+   */
+  @Override
+  public GroupOverview overview(String queue, String groupId, int fromCursor) {
+    if (fromCursor < 0) {
+      throw new IllegalArgumentException(
+          "fromCursor must be >= 0 (0 reads no messages), got " + fromCursor);
+    }
+    if (fromCursor == 0 || queues == null) {
+      return overview(queue, groupId);
+    }
+    Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(groupId, "groupId");
+    return db.queryTwo(
+        queue,
+        overviewSql(),
+        p -> bindOverview(p, queue, groupId),
+        rs -> readOverview(rs, queue, groupId),
+        queues.fromGroupCursorSql(),
+        p -> p.setString(1, groupId).setInt(2, fromCursor).setString(3, queue),
+        rs -> queues.fromGroupCursor(queue, fromCursor, rs),
+        (overview, messages) ->
+            messages == null ? overview : overview.withFromCursor(messages, fromCursor));
+  }
+
+  /** {@link #overview}'s statement; its parameters: the group id and the queue name. */
+  private String overviewSql() {
+    return "SELECT g.pattern, g.mode, g.auto_commit, g.cur, g.committed, g.created_s, g.created_n,"
+        + " g.updated_s, g.updated_n, p.n, p.waiting, p.highest, p.blocked, m.consumer_id,"
+        + " m.client_id, m.registered_s, m.registered_n, m.heartbeat_s, m.heartbeat_n,"
+        + " q.config, g.group_id, "
+        + pausedColumn
+        + " FROM "
+        + s
+        + ".queues q LEFT JOIN "
+        + s
+        + ".groups g ON g.queue_id = q.id AND g.group_id = ? LEFT JOIN LATERAL (SELECT"
+        + " count(*) AS n, count(*) FILTER (WHERE consumer_id = '') AS waiting, max(off) AS"
+        + " highest, count(*) FILTER (WHERE consumer_id = '' AND (visible_s, visible_n) = "
+        + NEVER_VISIBLE
+        + ") AS blocked FROM "
+        + s
+        + ".pending WHERE queue_id = g.queue_id AND group_id = g.group_id) p ON true LEFT JOIN "
+        + s
+        + ".consumers m ON m.queue_id = g.queue_id AND m.group_id = g.group_id"
+        + " WHERE q.name = ?";
+  }
+
+  private void bindOverview(Db.Params p, String queue, String groupId) throws SQLException {
+    checkGroupName(queue, groupId);
+    p.setString(1, groupId).setString(2, queue);
+  }
+
+  private GroupOverview readOverview(ResultSet rs, String queue, String groupId)
+      throws SQLException {
+    if (!rs.next()) {
+      throw new QueueNotFoundException(queue);
+    }
+    if (rs.getString(21) == null) {
+      throw new GroupNotFoundException(queue, groupId);
+    }
+    QueueConfig config = PgQueueStore.decodeConfig(description, queue, rs.getBytes(20));
+    String pattern = rs.getString(1);
+    GroupMode mode = GroupMode.valueOf(rs.getString(2));
+    boolean autoCommit = rs.getBoolean(3);
+    long cursor = rs.getLong(4);
+    long committed = rs.getLong(5);
+    Instant created = Db.getInstant(rs, 6);
+    Instant updated = Db.getInstant(rs, 8);
+    int pending = rs.getInt(10);
+    int waiting = rs.getInt(11);
+    long highest = pending == 0 ? -1 : rs.getLong(12);
+    int blocked = rs.getInt(13);
+    boolean paused = rs.getBoolean(22);
+    Map<String, ConsumerInfo> members = new HashMap<>();
+    do {
+      String id = rs.getString(14);
+      if (id != null) {
+        members.put(
+            id,
+            new ConsumerInfo(id, rs.getString(15), Db.getInstant(rs, 16), Db.getInstant(rs, 18)));
+      }
+    } while (rs.next());
+    ConsumerGroupState g =
+        new ConsumerGroupState(
+            queue,
+            groupId,
+            pattern,
+            mode,
+            autoCommit,
+            cursor,
+            committed,
+            List.of(),
+            members,
+            created,
+            updated,
+            paused);
+    return new GroupOverview(g, pending, waiting, highest, blocked, config);
   }
 
   /**
@@ -707,45 +781,47 @@ final class PgGroupStore implements ConsumerGroupStore {
       visibleN[i] = e.visibleAt().getNano();
       key[i++] = e.orderKey();
     }
-    boolean found =
-        db.query(
-            queue,
-            Db.Mode.WRITE,
-            "WITH g AS (UPDATE "
-                + s
-                + ".groups g SET cur = ?, updated_s = ?, updated_n = ? FROM "
-                + s
-                + ".queues q WHERE q.id = g.queue_id AND q.name = ? AND g.group_id = ?"
-                + " RETURNING g.queue_id, g.group_id),"
-                + " i AS (INSERT INTO "
-                + s
-                + ".pending (queue_id, group_id, "
-                + PENDING_COLUMNS
-                + ") SELECT g.queue_id, g.group_id, e.* FROM g, unnest(?::bigint[], ?::text[],"
-                + " ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::int[], ?::bigint[], ?::int[],"
-                + " ?::text[]) AS e ON CONFLICT (queue_id, group_id, off) DO UPDATE SET"
-                + " consumer_id = EXCLUDED.consumer_id, claimed_s = EXCLUDED.claimed_s,"
-                + " claimed_n = EXCLUDED.claimed_n, delivery_count = EXCLUDED.delivery_count,"
-                + " first_s = EXCLUDED.first_s, first_n = EXCLUDED.first_n,"
-                + " visible_s = EXCLUDED.visible_s, visible_n = EXCLUDED.visible_n,"
-                + " order_key = EXCLUDED.order_key)"
-                + " SELECT count(*) FROM g",
-            p -> {
-              checkGroupName(queue, groupId);
-              p.setLong(1, cursor);
-              p.setInstant(2, now);
-              p.setString(4, queue).setString(5, groupId);
-              p.setArray(6, "bigint", off).setArray(7, "text", holder);
-              p.setArray(8, "bigint", claimedS).setArray(9, "int4", claimedN);
-              p.setArray(10, "int4", count);
-              p.setArray(11, "bigint", firstS).setArray(12, "int4", firstN);
-              p.setArray(13, "bigint", visibleS).setArray(14, "int4", visibleN);
-              p.setArray(15, "text", key);
-            },
-            rs -> rs.next() && rs.getLong(1) > 0);
-    if (!found) {
-      throw new GroupNotFoundException(queue, groupId);
-    }
+    // sent with the section's next statement or its commit: a claim's last change costs no round
+    // trip of its own
+    db.writeDeferred(
+        queue,
+        "WITH g AS (UPDATE "
+            + s
+            + ".groups g SET cur = ?, updated_s = ?, updated_n = ? FROM "
+            + s
+            + ".queues q WHERE q.id = g.queue_id AND q.name = ? AND g.group_id = ?"
+            + " RETURNING g.queue_id, g.group_id),"
+            + " i AS (INSERT INTO "
+            + s
+            + ".pending (queue_id, group_id, "
+            + PENDING_COLUMNS
+            + ") SELECT g.queue_id, g.group_id, e.* FROM g, unnest(?::bigint[], ?::text[],"
+            + " ?::bigint[], ?::int[], ?::int[], ?::bigint[], ?::int[], ?::bigint[], ?::int[],"
+            + " ?::text[]) AS e ON CONFLICT (queue_id, group_id, off) DO UPDATE SET"
+            + " consumer_id = EXCLUDED.consumer_id, claimed_s = EXCLUDED.claimed_s,"
+            + " claimed_n = EXCLUDED.claimed_n, delivery_count = EXCLUDED.delivery_count,"
+            + " first_s = EXCLUDED.first_s, first_n = EXCLUDED.first_n,"
+            + " visible_s = EXCLUDED.visible_s, visible_n = EXCLUDED.visible_n,"
+            + " order_key = EXCLUDED.order_key)"
+            + " SELECT count(*) FROM g",
+        p -> {
+          checkGroupName(queue, groupId);
+          p.setLong(1, cursor);
+          p.setInstant(2, now);
+          p.setString(4, queue).setString(5, groupId);
+          p.setArray(6, "bigint", off).setArray(7, "text", holder);
+          p.setArray(8, "bigint", claimedS).setArray(9, "int4", claimedN);
+          p.setArray(10, "int4", count);
+          p.setArray(11, "bigint", firstS).setArray(12, "int4", firstN);
+          p.setArray(13, "bigint", visibleS).setArray(14, "int4", visibleN);
+          p.setArray(15, "text", key);
+        },
+        rs -> {
+          if (!rs.next() || rs.getLong(1) == 0) {
+            throw new GroupNotFoundException(queue, groupId); // nothing was written
+          }
+          return null;
+        });
   }
 
   /**

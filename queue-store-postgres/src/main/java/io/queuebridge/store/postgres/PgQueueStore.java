@@ -781,6 +781,49 @@ final class PgQueueStore implements DurableQueueStore {
   }
 
   /**
+   * {@link #readBatch} from the cursor of a group, read by the statement itself: its parameters are
+   * the group id, the limit and the queue name; its rows are read by {@link #fromGroupCursor}.
+   */
+  String fromGroupCursorSql() {
+    return "SELECT q.head, q.tail, m.off, m.n, m.body, c.cur FROM "
+        + s
+        + ".queues q JOIN LATERAL (SELECT g.cur FROM "
+        + s
+        + ".groups g WHERE g.queue_id = q.id AND g.group_id = ?) c ON true LEFT JOIN LATERAL"
+        + " (SELECT off, "
+        + runLength
+        + " AS n, body FROM "
+        + s
+        + ".messages WHERE queue_id = q.id AND off >= "
+        + rowHolding("GREATEST(c.cur, q.head)")
+        + " AND off < LEAST(q.tail, GREATEST(c.cur, q.head) + ?) ORDER BY off) m ON true"
+        + " WHERE q.name = ? ORDER BY m.off";
+  }
+
+  /**
+   * The messages of {@link #fromGroupCursorSql}'s rows, as {@link #readBatch} returns them for the
+   * group's cursor; null when there is no row (no such queue or group).
+   */
+  List<Message> fromGroupCursor(String queue, int limit, ResultSet rs) throws SQLException {
+    if (!rs.next()) {
+      return null;
+    }
+    long from = rs.getLong(6);
+    long first = Math.max(from, rs.getLong(1));
+    long tail = rs.getLong(2);
+    List<Message> out = new ArrayList<>();
+    do {
+      byte[] body = rs.getBytes(5);
+      if (body != null) {
+        long off = rs.getLong(3);
+        int n = rowLength(queue, off, rs.getInt(4), body);
+        decodeRow(queue, off, n, body, first, tail, limit - out.size(), out);
+      }
+    } while (rs.next() && out.size() < limit);
+    return out;
+  }
+
+  /**
    * {@code SELECT columns} of the queues row {@code q} named by the statement's last parameter,
    * joined with the rows {@code m} of its messages that {@code rows} selects (a condition on them
    * and its ordering; each row with {@code off}, {@code n}, its message count, and {@code

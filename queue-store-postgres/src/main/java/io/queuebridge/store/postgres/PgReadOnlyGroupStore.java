@@ -55,6 +55,18 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
     return atomically(queue, groupId, body);
   }
 
+  /** One read-only snapshot, no lock: the acknowledgement in it is refused. */
+  @Override
+  public <T> T atomicallyLazyAck(String queue, String groupId, Supplier<T> body) {
+    return atomically(queue, groupId, body);
+  }
+
+  /** Nothing to wait for: this view commits nothing. */
+  @Override
+  public boolean awaitDurable() {
+    return false;
+  }
+
   @Override
   public <T> T atomically(String queue, String groupId, Supplier<T> body) {
     Objects.requireNonNull(queue, "queue");
@@ -209,6 +221,11 @@ final class PgReadOnlyGroupStore implements ConsumerGroupStore {
   @Override
   public GroupOverview overview(String queue, String groupId) {
     return reads.overview(queue, groupId);
+  }
+
+  @Override
+  public GroupOverview overview(String queue, String groupId, int fromCursor) {
+    return reads.overview(queue, groupId, fromCursor);
   }
 
   @Override

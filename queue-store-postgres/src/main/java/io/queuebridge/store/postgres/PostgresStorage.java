@@ -50,8 +50,9 @@ final class PostgresStorage implements Storage {
     this.description =
         db.config().description()
             + (durable ? "" : " (not durable: synchronous_commit/fsync = " + syncSetting + ")");
-    this.queues = new PgQueueStore(db, listener, durable, description, this::close, true);
-    this.groups = new PgGroupStore(db, description, Schema.VERSION);
+    PgQueueStore messages = new PgQueueStore(db, listener, durable, description, this::close, true);
+    this.queues = messages;
+    this.groups = new PgGroupStore(db, description, Schema.VERSION, messages);
   }
 
   /**

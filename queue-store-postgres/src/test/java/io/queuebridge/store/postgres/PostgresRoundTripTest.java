@@ -1,6 +1,7 @@
 package io.queuebridge.store.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.queuebridge.core.config.CursorOption;
 import io.queuebridge.core.config.GroupMode;
@@ -10,6 +11,7 @@ import io.queuebridge.core.internal.group.GroupCoordinator;
 import io.queuebridge.core.message.Message;
 import io.queuebridge.core.store.ConsumerGroupState;
 import io.queuebridge.core.store.ConsumerGroupStore;
+import io.queuebridge.core.store.GroupOverview;
 import io.queuebridge.core.store.PendingEntry;
 import io.queuebridge.core.store.QueueStores;
 import io.queuebridge.core.store.Storage;
@@ -149,6 +151,7 @@ class PostgresRoundTripTest {
     roundTrips(() -> groups.overview("work", "g")); // warm the pool
 
     int overview = roundTrips(() -> groups.overview("work", "g"));
+    int overviewWithMessages = roundTrips(() -> groups.overview("work", "g", 10));
     int claimSection =
         roundTrips(
             () ->
@@ -177,6 +180,24 @@ class PostgresRoundTripTest {
                             new int[] {1, 1, 1},
                             removed,
                             T0)));
+    groups.claimPending("work", "g", List.of(entry(0), entry(1), entry(2)), 3, T0);
+    boolean[] removedAlone = new boolean[3];
+    int ackAlone =
+        roundTrips(
+            () ->
+                groups.atomicallyLazyAck(
+                    "work",
+                    "g",
+                    () ->
+                        groups.acknowledgeAllPending(
+                            "work",
+                            "g",
+                            "c",
+                            new long[] {0, 1, 2},
+                            new int[] {1, 1, 1},
+                            removedAlone,
+                            T0)));
+    int flush = roundTrips(groups::awaitDurable);
     int empty = roundTrips(() -> groups.atomically("work", "g", () -> null));
 
     // the engine's calls: at most these (the engine decides which store calls it makes)
@@ -192,25 +213,37 @@ class PostgresRoundTripTest {
             });
     System.out.printf(
         "round trips: overview %d, atomically{overview, claimPending(3)} %d,"
-            + " atomically{acknowledgeAllPending(3)} %d, atomically{} %d;"
-            + " claimBatch(10) %d, ackAll(10) %d, ack() %d%n",
-        overview, claimSection, ackSection, empty, claim, ack, single);
+            + " atomically{acknowledgeAllPending(3)} %d, atomicallyLazyAck{acknowledgeAllPending(3)}"
+            + " %d, awaitDurable %d, atomically{} %d; claimBatch(10) %d, ackAll(10) %d, ack() %d%n",
+        overview, claimSection, ackSection, ackAlone, flush, empty, claim, ack, single);
 
     assertThat(overview).as("overview").isEqualTo(1);
+    assertThat(overviewWithMessages).as("overview with 10 messages from the cursor").isEqualTo(1);
     assertThat(claimSection)
-        .as("atomically { overview, claimPending }: the lock rides on the first statement, COMMIT")
-        .isEqualTo(3);
+        .as(
+            "atomically { overview, claimPending }: the lock rides on the first statement,"
+                + " claimPending on the COMMIT")
+        .isEqualTo(2);
     assertThat(ackSection).as("atomically { acknowledgeAllPending of 3 }").isEqualTo(2);
     assertThat(removed).containsExactly(true, true, true);
+    assertThat(ackAlone)
+        .as("atomicallyLazyAck { acknowledgeAllPending of 3 }: lock, statement and commit at once")
+        .isEqualTo(1);
+    assertThat(removedAlone).containsExactly(true, true, true);
+    assertThat(flush).as("awaitDurable").isEqualTo(1);
     assertThat(empty).as("a body without statements takes no lock and commits nothing").isZero();
     assertThat(claimed).hasSize(10);
     assertThat(claim)
         .as(
-            "claimBatch of 10: lock + overview (with the queue's configuration), readBatch,"
-                + " claimPending, COMMIT")
-        .isLessThanOrEqualTo(4);
-    assertThat(ack).as("ackAll of 10: lock + acknowledgeAllPending, COMMIT").isLessThanOrEqualTo(2);
-    assertThat(single).as("one ack: lock + acknowledgePending, COMMIT").isLessThanOrEqualTo(2);
+            "claimBatch of 10: lock + overview (with the queue's configuration and the"
+                + " messages from the cursor), claimPending + COMMIT")
+        .isLessThanOrEqualTo(2);
+    assertThat(ack)
+        .as("ackAll of 10: lock + acknowledgeAllPending + commit, then awaitDurable")
+        .isLessThanOrEqualTo(2);
+    assertThat(single)
+        .as("one ack: lock + acknowledgePending + commit, then awaitDurable")
+        .isLessThanOrEqualTo(2);
     assertThat(groups.getAllPending("work", "g")).isEmpty();
   }
 
@@ -314,6 +347,35 @@ class PostgresRoundTripTest {
     } catch (java.sql.SQLException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  @Test
+  void anOverviewReadsTheMessagesFromTheCursorAsReadBatchWould() {
+    storage.queues().createQueue(QueueConfig.durable("work").build());
+    storage.queues().appendBatch("work", messages(20));
+    ConsumerGroupStore groups = storage.groups();
+    groups.createGroup(ConsumerGroupState.create("work", "g", "", GroupMode.QUEUE, true, T0));
+    groups.claimPending("work", "g", List.of(entry(0), entry(1)), 2, T0);
+    for (int limit : new int[] {1, 5, 18, 30}) {
+      GroupOverview o = groups.overview("work", "g", limit);
+      assertThat(o.fromCursorLimit()).isEqualTo(limit);
+      assertThat(o.fromCursor())
+          .as("limit %d", limit)
+          .usingRecursiveFieldByFieldElementComparator()
+          .containsExactlyElementsOf(storage.queues().readBatch("work", 2, limit));
+      assertThat(o.withFromCursor(List.of(), 1).group())
+          .isEqualTo(groups.overview("work", "g").group());
+    }
+    assertThat(groups.overview("work", "g", 0).fromCursor()).isNull();
+    storage.queues().truncate("work", 5);
+    assertThat(groups.overview("work", "g", 3).fromCursor())
+        .extracting(Message::offset)
+        .as("from the head when the cursor is below it")
+        .containsExactly(5L, 6L, 7L);
+    assertThatThrownBy(() -> groups.overview("work", "nope", 3))
+        .isInstanceOf(io.queuebridge.core.errors.GroupNotFoundException.class);
+    assertThatThrownBy(() -> groups.overview("gone", "g", 3))
+        .isInstanceOf(io.queuebridge.core.errors.QueueNotFoundException.class);
   }
 
   private static PendingEntry entry(long offset) {

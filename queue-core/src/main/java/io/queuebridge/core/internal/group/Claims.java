@@ -93,8 +93,9 @@ final class Claims {
     }
     // The group without its pending entries: a claim's cost does not grow with the PEL (scheduled
     // messages can make it large, BEHAVIOUR Q-DELAY); stealing reads the due ones from the index.
-    // A store may read the queue's configuration with it (one query fewer on a database).
-    GroupOverview overview = groups.overview(queue, group);
+    // A store may read the queue's configuration with it (one query fewer on a database), and the
+    // claim's first read from the cursor (one round trip fewer).
+    GroupOverview overview = groups.overview(queue, group, n);
     QueueConfig config =
         overview.queueConfig() != null ? overview.queueConfig() : queues.getQueue(queue);
     ConsumerGroupState g = overview.group();
@@ -492,14 +493,19 @@ final class Claims {
     boolean full = false;
     Instant visibleAt = now.plus(visibility);
     List<PendingEntry> entries = new ArrayList<>(Math.min(n, 64));
+    List<Message> fromCursor = overview.fromCursor();
     scan:
     while (claimed < wanted && examined < GroupCoordinator.SCAN_LIMIT) {
       if (max > 0 && pelSize >= max) {
         full = true;
         break;
       }
+      int limit = Math.min(wanted - claimed, GroupCoordinator.SCAN_LIMIT);
       List<Message> chunk =
-          queues.readBatch(queue, cursor, Math.min(wanted - claimed, GroupCoordinator.SCAN_LIMIT));
+          fromCursor != null && cursor == g.cursor() && limit == overview.fromCursorLimit()
+              ? fromCursor // read with the overview: the same call's answer
+              : queues.readBatch(queue, cursor, limit);
+      fromCursor = null;
       if (chunk.isEmpty()) {
         if (examined == 0) {
           cursor = Math.max(cursor, queues.head(queue)); // nothing to read: skip what was truncated

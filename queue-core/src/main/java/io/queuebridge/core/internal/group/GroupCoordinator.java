@@ -453,7 +453,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         start,
         metrics.claimLatencyNanos,
         !concurrent,
-        true,
+        Commit.LAZY,
         () -> claims.claim(queue, group, consumerId, n, start, out));
   }
 
@@ -494,7 +494,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         start,
         metrics.ackLatencyNanos,
         inSection(d.mode(), d.orderKey().isEmpty()),
-        false,
+        d.mode() == GroupMode.QUEUE && d.orderKey().isEmpty() ? Commit.ACK : Commit.DEFERRED,
         () -> settlement.ack(d, start));
   }
 
@@ -509,10 +509,15 @@ public final class GroupCoordinator implements ConsumerGroups {
     byte[] state = Settlement.beginSettling(batch);
     boolean applied = false;
     boolean unkeyed = true;
+    boolean oneHolder = true;
     for (ClaimedDelivery d : batch) {
       unkeyed &= d.orderKey().isEmpty();
+      oneHolder &= d.consumerId().equals(batch[0].consumerId());
     }
     boolean section = inSection(batch[0].mode(), unkeyed);
+    // one store call: a queue-mode batch without ordering keys that one member holds
+    Commit commit =
+        batch[0].mode() == GroupMode.QUEUE && unkeyed && oneHolder ? Commit.ACK : Commit.DEFERRED;
     try {
       long start = System.nanoTime();
       timed(
@@ -521,7 +526,7 @@ public final class GroupCoordinator implements ConsumerGroups {
           start,
           metrics.ackLatencyNanos,
           section,
-          false,
+          commit,
           () -> settlement.ackAll(queue, group, batch, state, start));
       applied = true;
     } finally {
@@ -560,7 +565,7 @@ public final class GroupCoordinator implements ConsumerGroups {
         start,
         metrics.claimLatencyNanos,
         true,
-        false,
+        Commit.DURABLE,
         () -> cursors.peek(queue, group, consumerId, n, start));
   }
 
@@ -749,10 +754,30 @@ public final class GroupCoordinator implements ConsumerGroups {
     }
   }
 
+  /** How {@link #timed} commits its section. */
+  private enum Commit {
+    /** {@link ConsumerGroupStore#atomically}: durable when the section ends. */
+    DURABLE,
+    /** {@link ConsumerGroupStore#atomicallyLazy}: a claim, whose loss is a redelivery. */
+    LAZY,
+    /**
+     * A settlement: {@link ConsumerGroupStore#atomicallyLazy}, then {@link
+     * ConsumerGroupStore#awaitDurable} once the lock and the section are released, so that the next
+     * member's section does not wait for this one's disk write and concurrent settlements share
+     * one. The caller returns only when its settlement is durable.
+     */
+    DEFERRED,
+    /**
+     * {@link #DEFERRED} for a settlement that makes one store call, the ack of deliveries without
+     * an ordering key that one member holds: {@link ConsumerGroupStore#atomicallyLazyAck}.
+     */
+    ACK
+  }
+
   /**
-   * {@link #locked} when {@code section} ({@link #lazySection} when {@code lazy} too), else {@code
-   * body} alone; adds the time since {@code start} (taken before the lock) to {@code latency} when
-   * it samples this operation ({@link MetricsRecorder.Latency}).
+   * {@link #locked} when {@code section}, committed as {@code commit} says, else {@code body}
+   * alone; adds the time since {@code start} (taken before the lock) to {@code latency} when it
+   * samples this operation ({@link MetricsRecorder.Latency}).
    */
   private <T> T timed(
       String queue,
@@ -760,7 +785,7 @@ public final class GroupCoordinator implements ConsumerGroups {
       long start,
       MetricsRecorder.Latency latency,
       boolean section,
-      boolean lazy,
+      Commit commit,
       Supplier<T> body) {
     if (!section) {
       // a store whose claims and acks are atomic by themselves: neither the lock nor the section
@@ -772,17 +797,30 @@ public final class GroupCoordinator implements ConsumerGroups {
         }
       }
     }
+    T result;
+    boolean sampled;
     lock.lock();
     try {
-      return lazy
-          ? groups.atomicallyLazy(queue, group, body)
-          : groups.atomically(queue, group, body);
+      result =
+          switch (commit) {
+            case DURABLE -> groups.atomically(queue, group, body);
+            case LAZY, DEFERRED -> groups.atomicallyLazy(queue, group, body);
+            case ACK -> groups.atomicallyLazyAck(queue, group, body);
+          };
     } finally {
-      if (latency.sample()) {
+      sampled = latency.sample();
+      if (sampled) {
         latency.add(System.nanoTime() - start);
       }
       lock.unlock();
     }
+    if (commit == Commit.DEFERRED || commit == Commit.ACK) {
+      long waitStart = sampled ? System.nanoTime() : 0L;
+      if (groups.awaitDurable() && sampled) {
+        latency.addLate(System.nanoTime() - waitStart);
+      }
+    }
+    return result;
   }
 
   /**

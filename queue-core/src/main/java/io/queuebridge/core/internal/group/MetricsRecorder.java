@@ -88,6 +88,7 @@ final class MetricsRecorder {
     private final Counter ops;
     private final Counter timed;
     private final Counter timedNanos;
+    private final Counter lateNanos = new Counter(true);
 
     /** A single-writer latency. */
     Latency() {
@@ -111,16 +112,26 @@ final class MetricsRecorder {
       timedNanos.add(nanos);
     }
 
+    /**
+     * Adds time to an operation {@link #add} timed, spent after the lock was released (a
+     * settlement's wait for the disk, {@code ConsumerGroupStore#awaitDurable}); any thread, one
+     * atomic add.
+     */
+    void addLate(long nanos) {
+      lateNanos.add(nanos);
+    }
+
     /** The estimated total over every operation counted. */
     long sum() {
       long t = timed.sum();
-      return t == 0 ? 0 : (long) ((double) timedNanos.sum() * ops.sum() / t);
+      return t == 0 ? 0 : (long) ((double) (timedNanos.sum() + lateNanos.sum()) * ops.sum() / t);
     }
 
     void reset() {
       ops.set(0);
       timed.set(0);
       timedNanos.set(0);
+      lateNanos.set(0);
     }
   }
 
