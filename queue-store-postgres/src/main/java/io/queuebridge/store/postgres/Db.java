@@ -106,7 +106,7 @@ final class Db implements AutoCloseable {
   }
 
   /** A change of a bound transaction not sent yet ({@link #writeDeferred}). */
-  private record Deferred(String queue, String sql, Bind bind, Rows<Void> check) {}
+  private record Deferred(String sql, Bind bind, Rows<Void> check) {}
 
   /**
    * A section of one statement ({@link #atomicallyOneStatement}) open on this thread: the group
@@ -544,7 +544,7 @@ final class Db implements AutoCloseable {
     if (b.deferred != null) {
       run(queue, b.c, c -> execute(c, null, null, null, b));
     }
-    b.deferred = new Deferred(queue, sql, bind, check);
+    b.deferred = new Deferred(sql, bind, check);
   }
 
   /**
@@ -763,12 +763,6 @@ final class Db implements AutoCloseable {
       }
     }
     return java.util.Arrays.copyOfRange(results, lead, results.length);
-  }
-
-  /** Runs {@code ps}, two statements, and reads the rows of the second, {@code sql}. */
-  private static <T> T secondResult(PreparedStatement ps, String sql, Rows<T> rows)
-      throws SQLException {
-    return resultAfter(ps, 1, sql, rows);
   }
 
   /**
