@@ -765,19 +765,28 @@ final class PgQueueStore implements DurableQueueStore {
           if (!rs.next()) {
             throw new QueueNotFoundException(queue);
           }
-          long first = Math.max(from, rs.getLong(1));
-          long tail = rs.getLong(2);
-          List<Message> out = new ArrayList<>();
-          do {
-            byte[] body = rs.getBytes(5);
-            if (body != null) {
-              long off = rs.getLong(3);
-              int n = rowLength(queue, off, rs.getInt(4), body);
-              decodeRow(queue, off, n, body, first, tail, limit - out.size(), out);
-            }
-          } while (rs.next() && out.size() < limit);
-          return List.copyOf(out);
+          return List.copyOf(decodeRows(queue, from, limit, rs));
         });
+  }
+
+  /**
+   * The messages of a read's rows from the current one on (columns head, tail, off, n, body): those
+   * from {@code from} (raised to the head) up to {@code limit} of them.
+   */
+  private List<Message> decodeRows(String queue, long from, int limit, ResultSet rs)
+      throws SQLException {
+    long first = Math.max(from, rs.getLong(1));
+    long tail = rs.getLong(2);
+    List<Message> out = new ArrayList<>();
+    do {
+      byte[] body = rs.getBytes(5);
+      if (body != null) {
+        long off = rs.getLong(3);
+        int n = rowLength(queue, off, rs.getInt(4), body);
+        decodeRow(queue, off, n, body, first, tail, limit - out.size(), out);
+      }
+    } while (rs.next() && out.size() < limit);
+    return out;
   }
 
   /**
@@ -808,19 +817,7 @@ final class PgQueueStore implements DurableQueueStore {
     if (!rs.next()) {
       return null;
     }
-    long from = rs.getLong(6);
-    long first = Math.max(from, rs.getLong(1));
-    long tail = rs.getLong(2);
-    List<Message> out = new ArrayList<>();
-    do {
-      byte[] body = rs.getBytes(5);
-      if (body != null) {
-        long off = rs.getLong(3);
-        int n = rowLength(queue, off, rs.getInt(4), body);
-        decodeRow(queue, off, n, body, first, tail, limit - out.size(), out);
-      }
-    } while (rs.next() && out.size() < limit);
-    return out;
+    return decodeRows(queue, rs.getLong(6), limit, rs);
   }
 
   /**
